@@ -1,0 +1,115 @@
+#pragma once
+
+// Nodes of the relaxed radix balanced tree behind tseq::rrb_vector.
+// Invariants and algorithms: docs/design.md.
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <new>
+#include <type_traits>
+
+#include <boost/intrusive_ptr.hpp>
+
+namespace tseq::detail {
+
+// Every node is allocated through these two, so that a test can count (or fail) them by
+// replacing the global operator new.
+template <class N>
+N* allocate_node() {
+  void* p = nullptr;
+  if constexpr (alignof(N) > __STDCPP_DEFAULT_NEW_ALIGNMENT__) {
+    p = ::operator new(sizeof(N), std::align_val_t{alignof(N)});
+  } else {
+    p = ::operator new(sizeof(N));
+  }
+  return ::new (p) N();
+}
+
+template <class N>
+void deallocate_node(N* n) noexcept {
+  n->~N();
+  if constexpr (alignof(N) > __STDCPP_DEFAULT_NEW_ALIGNMENT__) {
+    ::operator delete(static_cast<void*>(n), std::align_val_t{alignof(N)});
+  } else {
+    ::operator delete(static_cast<void*>(n));
+  }
+}
+
+template <class T, unsigned Bits>
+struct node;
+
+template <class T, unsigned Bits>
+void destroy_node(node<T, Bits>* n) noexcept;
+
+// Common header. `count` is the number of elements (leaf) or children (inner).
+template <class T, unsigned Bits>
+struct node {
+  static constexpr std::size_t width = std::size_t{1} << Bits;
+
+  std::atomic<std::size_t> refs{1};
+  std::uint32_t count = 0;
+  bool is_leaf;
+  // Inner only: every child but the last holds a full subtree, so the radix of an index picks
+  // the child directly. Never set when it is not true; may be clear when it is.
+  bool dense = false;
+
+  explicit node(bool leaf) noexcept : is_leaf(leaf) {}
+  node(const node&) = delete;
+  node& operator=(const node&) = delete;
+  ~node() = default;
+
+  friend void intrusive_ptr_add_ref(node* n) noexcept {
+    n->refs.fetch_add(1, std::memory_order_relaxed);
+  }
+  friend void intrusive_ptr_release(node* n) noexcept {
+    if (n->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) destroy_node(n);
+  }
+};
+
+// Up to `width` elements in place; [0, count) are constructed.
+template <class T, unsigned Bits>
+struct leaf_node : node<T, Bits> {
+  using base = node<T, Bits>;
+  alignas(T) unsigned char buf[sizeof(T) * base::width];
+
+  leaf_node() noexcept : base(true) {}
+  leaf_node(const leaf_node&) = delete;
+  leaf_node& operator=(const leaf_node&) = delete;
+  ~leaf_node() {
+    T* d = data();
+    for (std::uint32_t i = 0; i < this->count; ++i) d[i].~T();
+  }
+  T* data() noexcept { return std::launder(reinterpret_cast<T*>(buf)); }
+  const T* data() const noexcept { return std::launder(reinterpret_cast<const T*>(buf)); }
+};
+
+// Up to `width` children; sizes[i] is the number of elements in children [0, i].
+// A null child slot only exists transiently while an algorithm holds that child.
+template <class T, unsigned Bits>
+struct inner_node : node<T, Bits> {
+  using base = node<T, Bits>;
+  std::size_t sizes[base::width];
+  base* child[base::width];
+
+  inner_node() noexcept : base(false) {}
+  inner_node(const inner_node&) = delete;
+  inner_node& operator=(const inner_node&) = delete;
+  ~inner_node() {
+    for (std::uint32_t i = 0; i < this->count; ++i) {
+      if (child[i] != nullptr) intrusive_ptr_release(child[i]);
+    }
+  }
+};
+
+template <class T, unsigned Bits>
+void destroy_node(node<T, Bits>* n) noexcept {
+  if (n->is_leaf) {
+    deallocate_node(static_cast<leaf_node<T, Bits>*>(n));
+  } else {
+    deallocate_node(static_cast<inner_node<T, Bits>*>(n));
+  }
+}
+
+}  // namespace tseq::detail

@@ -1,0 +1,316 @@
+// Model-based property tests: random scripts of every rrb_vector operation checked against a
+// std::vector after each step, with check_invariants() after each step and older versions
+// re-checked against their snapshots. The seed of a failing script is printed; rerun one with
+// TSEQ_SEED=<seed>. TSEQ_PROPERTY_SCALE=<k> runs k times as many seeds.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <numeric>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tseq/rrb_vector.hpp"
+
+namespace {
+
+using Model = std::vector<int>;
+
+std::uint64_t env_u64(const char* name, std::uint64_t fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr ? std::strtoull(v, nullptr, 10) : fallback;
+}
+
+std::vector<std::uint64_t> seeds(std::uint64_t base, std::uint64_t count) {
+  if (const char* s = std::getenv("TSEQ_SEED")) return {std::strtoull(s, nullptr, 10)};
+  count *= env_u64("TSEQ_PROPERTY_SCALE", 1);
+  std::vector<std::uint64_t> r;
+  for (std::uint64_t i = 0; i < count; ++i) r.push_back(base * 1000003u + i);
+  return r;
+}
+
+template <class V>
+void expect_matches(const V& v, const Model& m, bool full, std::mt19937_64& rng) {
+  ASSERT_EQ(v.size(), m.size());
+  if (m.empty()) return;
+  if (full) {
+    std::size_t i = 0;
+    bool ok = true;
+    v.for_each_chunk([&](const int* f, const int* l) {
+      for (; f != l; ++f, ++i) ok = ok && *f == m[i];
+    });
+    ASSERT_TRUE(ok) << "contents differ from the model";
+    ASSERT_TRUE(std::equal(v.begin(), v.end(), m.begin()));
+  } else {
+    for (int k = 0; k < 64; ++k) {
+      const std::size_t i = rng() % m.size();
+      ASSERT_EQ(v[i], m[i]) << "at " << i;
+    }
+    ASSERT_EQ(v.front(), m.front());
+    ASSERT_EQ(v.back(), m.back());
+  }
+}
+
+enum class Op { push, pop, set, insert, erase, erase_range, take, drop, concat_other, concat_self, kCount };
+
+template <unsigned Bits>
+struct Script {
+  using V = tseq::rrb_vector<int, Bits>;
+  std::mt19937_64 rng;
+  int next = 0;
+  std::deque<std::pair<V, Model>> history;  // older versions and their snapshots
+
+  bool trace = std::getenv("TSEQ_TRACE") != nullptr;  // print every step
+
+  explicit Script(std::uint64_t seed) : rng(seed) {}
+
+  std::size_t pick(std::size_t n) { return n == 0 ? 0 : rng() % n; }
+
+  // A fresh vector of up to `max` elements, built in one of several ways.
+  std::pair<V, Model> fresh(std::size_t max) {
+    Model m(pick(max + 1));
+    std::iota(m.begin(), m.end(), next);
+    next += static_cast<int>(m.size());
+    if (rng() % 2) return {V(m.begin(), m.end()), m};
+    V v;
+    for (int x : m) v = std::move(v).push_back(x);
+    return {v, m};
+  }
+
+  // One random step applied to (v, m); `in_place` uses the && overloads.
+  void step(V& v, Model& m, bool in_place, std::size_t max_size) {
+    const auto op = static_cast<Op>(pick(static_cast<std::size_t>(Op::kCount)));
+    if (trace) {
+      std::printf("op %d in_place %d size %zu height %u\n", static_cast<int>(op), in_place ? 1 : 0,
+                  m.size(), v.height());
+    }
+    auto apply = [&](auto&& f) { v = in_place ? f(std::move(v)) : f(std::as_const(v)); };
+    const std::size_t n = m.size();
+    switch (op) {
+      case Op::push: {
+        const int x = next++;
+        apply([&](auto&& s) { return std::forward<decltype(s)>(s).push_back(x); });
+        m.push_back(x);
+        break;
+      }
+      case Op::pop:
+        if (n == 0) return;
+        apply([&](auto&& s) { return std::forward<decltype(s)>(s).pop_back(); });
+        m.pop_back();
+        break;
+      case Op::set: {
+        if (n == 0) return;
+        const std::size_t i = pick(n);
+        const int x = next++;
+        apply([&](auto&& s) { return std::forward<decltype(s)>(s).set(i, x); });
+        m[i] = x;
+        break;
+      }
+      case Op::insert: {
+        if (n >= max_size) return;
+        const std::size_t i = pick(n + 1);
+        const int x = next++;
+        apply([&](auto&& s) { return std::forward<decltype(s)>(s).insert(i, x); });
+        m.insert(m.begin() + static_cast<std::ptrdiff_t>(i), x);
+        break;
+      }
+      case Op::erase: {
+        if (n == 0) return;
+        const std::size_t i = pick(n);
+        apply([&](auto&& s) { return std::forward<decltype(s)>(s).erase(i); });
+        m.erase(m.begin() + static_cast<std::ptrdiff_t>(i));
+        break;
+      }
+      case Op::erase_range: {
+        std::size_t a = pick(n + 1);
+        std::size_t b = pick(n + 1);
+        if (a > b) std::swap(a, b);
+        apply([&](auto&& s) { return std::forward<decltype(s)>(s).erase(a, b); });
+        m.erase(m.begin() + static_cast<std::ptrdiff_t>(a), m.begin() + static_cast<std::ptrdiff_t>(b));
+        break;
+      }
+      case Op::take: {
+        const std::size_t k = pick(n + 2);
+        apply([&](auto&& s) { return std::forward<decltype(s)>(s).take(k); });
+        m.resize(std::min(k, n));
+        break;
+      }
+      case Op::drop: {
+        const std::size_t k = pick(n + 2);
+        apply([&](auto&& s) { return std::forward<decltype(s)>(s).drop(k); });
+        m.erase(m.begin(), m.begin() + static_cast<std::ptrdiff_t>(std::min(k, n)));
+        break;
+      }
+      case Op::concat_other: {
+        if (n >= max_size) return;
+        // With an older version or a fresh vector, on either side.
+        std::pair<V, Model> o = (!history.empty() && rng() % 2) ? history[pick(history.size())]
+                                                                : fresh(std::min<std::size_t>(max_size - n, 3000));
+        if (o.second.size() + n > max_size) return;
+        const bool left = rng() % 2;
+        if (left) {
+          v = in_place ? std::move(v) + o.first : v + o.first;
+          m.insert(m.end(), o.second.begin(), o.second.end());
+        } else {
+          v = in_place ? o.first + std::move(v) : o.first + v;
+          o.second.insert(o.second.end(), m.begin(), m.end());
+          m = std::move(o.second);
+        }
+        break;
+      }
+      case Op::concat_self:
+        if (2 * n > max_size) return;
+        v = v + v;
+        m.insert(m.end(), m.begin(), m.end());
+        break;
+      case Op::kCount:
+        break;
+    }
+  }
+
+  void run(std::size_t steps, std::size_t max_size, std::size_t start_size) {
+    auto [v, m] = fresh(start_size);
+    for (std::size_t s = 0; s < steps; ++s) {
+      const bool in_place = rng() % 2;
+      // Keep an older version now and then; the && path must leave it alone too.
+      if (rng() % 8 == 0) {
+        history.emplace_back(v, m);
+        if (history.size() > 12) history.pop_front();
+      }
+      step(v, m, in_place, max_size);
+      const bool cheap = m.size() < 5000 || s % 50 == 0;
+      if (cheap) {
+        ASSERT_NO_THROW(v.check_invariants()) << "after step " << s;
+      }
+      expect_matches(v, m, cheap, rng);
+      if (::testing::Test::HasFatalFailure()) return;
+      if (s % 16 == 0 && !history.empty()) {
+        const auto& [hv, hm] = history[pick(history.size())];
+        if (hm.size() < 5000 || s % 256 == 0) hv.check_invariants();
+        expect_matches(hv, hm, hm.size() < 5000, rng);
+        if (::testing::Test::HasFatalFailure()) return;
+      }
+    }
+    for (const auto& [hv, hm] : history) {
+      hv.check_invariants();
+      expect_matches(hv, hm, true, rng);
+    }
+  }
+};
+
+template <unsigned Bits>
+void run_seeds(std::uint64_t base, std::uint64_t count, std::size_t steps, std::size_t max_size,
+               std::size_t start_size) {
+  for (std::uint64_t seed : seeds(base, count)) {
+    Script<Bits> script(seed);
+    script.run(steps, max_size, start_size);
+    if (::testing::Test::HasFailure()) {
+      ADD_FAILURE() << "failing script: Bits=" << Bits << " seed=" << seed
+                    << " (rerun with TSEQ_SEED=" << seed << ")";
+      return;
+    }
+  }
+}
+
+// Branching 4: deep trees from few elements find rebalancing bugs fastest.
+TEST(RrbModel, Branching4SmallSizes) { run_seeds<2>(1, 60, 3000, 300, 40); }
+TEST(RrbModel, Branching4MediumSizes) { run_seeds<2>(2, 10, 3000, 20000, 2000); }
+TEST(RrbModel, Branching8) { run_seeds<3>(3, 20, 3000, 5000, 500); }
+// Branching 32 (the default) across the 32, 1024 and 32768 boundaries.
+TEST(RrbModel, Branching32CrossingLevels) { run_seeds<5>(4, 10, 3000, 70000, 40000); }
+TEST(RrbModel, Branching32Small) { run_seeds<5>(5, 40, 2000, 200, 30); }
+
+// Over 10^6 elements: doubling by self-concatenation, then random edits at that size.
+TEST(RrbModel, Branching32OverAMillion) {
+  for (std::uint64_t seed : seeds(6, 2)) {
+    Script<5> script(seed);
+    auto [v, m] = script.fresh(1000);
+    while (m.size() < 1'100'000) {
+      v = v + v.drop(m.size() / 3);
+      m.insert(m.end(), m.begin() + static_cast<std::ptrdiff_t>(m.size() / 3), m.end());
+    }
+    v.check_invariants();
+    for (std::size_t s = 0; s < 2000; ++s) {
+      script.step(v, m, s % 2 == 0, 2'000'000);
+      if (s % 400 == 0) v.check_invariants();
+      expect_matches(v, m, s % 400 == 0, script.rng);
+      ASSERT_FALSE(::testing::Test::HasFailure()) << "seed " << seed << " step " << s;
+    }
+    v.check_invariants();
+    expect_matches(v, m, true, script.rng);
+  }
+}
+
+// Long slice/concat histories must not grow the tree (Clojure's core.rrb-vector did).
+template <unsigned Bits>
+void slice_concat_history(std::uint64_t seed, int rounds) {
+  using V = tseq::rrb_vector<int, Bits>;
+  std::mt19937_64 rng(seed);
+  Model m(5000);
+  std::iota(m.begin(), m.end(), 0);
+  V v(m.begin(), m.end());
+  unsigned max_height = 0;
+  for (int r = 0; r < rounds; ++r) {
+    const std::size_t a = rng() % (m.size() + 1);
+    const std::size_t b = rng() % (m.size() + 1);
+    const auto lo = std::min(a, b);
+    const auto hi = std::max(a, b);
+    // Rearrange: [hi, n) + [lo, hi) + [0, lo), all by slicing and concatenation.
+    v = v.drop(hi) + v.take(hi).drop(lo) + v.take(lo);
+    Model n2(m.begin() + static_cast<std::ptrdiff_t>(hi), m.end());
+    n2.insert(n2.end(), m.begin() + static_cast<std::ptrdiff_t>(lo), m.begin() + static_cast<std::ptrdiff_t>(hi));
+    n2.insert(n2.end(), m.begin(), m.begin() + static_cast<std::ptrdiff_t>(lo));
+    m = std::move(n2);
+    max_height = std::max(max_height, v.height());
+    if (r % 50 == 0) {
+      ASSERT_NO_THROW(v.check_invariants()) << "seed " << seed << " round " << r;
+    }
+  }
+  v.check_invariants();
+  ASSERT_TRUE(std::equal(v.begin(), v.end(), m.begin()));
+  EXPECT_LE(max_height, V::height_bound(m.size()));
+}
+
+TEST(RrbBalance, SliceConcatHistoryStaysShallow) {
+  slice_concat_history<5>(11, 3000);
+  slice_concat_history<2>(12, 3000);
+}
+
+// Every leaf but the last holds at least B/2 elements, whatever the history (fill bound).
+TEST(RrbBalance, FillBoundAfterRandomEdits) {
+  using V = tseq::rrb_vector<int>;
+  std::mt19937_64 rng(13);
+  Model m(100000);
+  std::iota(m.begin(), m.end(), 0);
+  V v(m.begin(), m.end());
+  for (int s = 0; s < 100000; ++s) {
+    if (rng() % 2 && !m.empty()) {
+      const std::size_t i = rng() % m.size();
+      v = std::move(v).erase(i);
+      m.erase(m.begin() + static_cast<std::ptrdiff_t>(i));
+    } else {
+      const std::size_t i = rng() % (m.size() + 1);
+      v = std::move(v).insert(i, s);
+      m.insert(m.begin() + static_cast<std::ptrdiff_t>(i), s);
+    }
+  }
+  v.check_invariants();
+  ASSERT_TRUE(std::equal(v.begin(), v.end(), m.begin()));
+  std::size_t chunks = 0;
+  std::size_t small = 0;
+  v.for_each_chunk([&](const int* f, const int* l) {
+    ++chunks;
+    if (static_cast<std::size_t>(l - f) < V::min_fill) ++small;
+  });
+  EXPECT_LE(small, 2u);  // only the last leaf of the tree and the tail may be small
+  EXPECT_LE(chunks, m.size() / V::min_fill + 2);
+  EXPECT_LE(v.height(), V::height_bound(m.size()));
+}
+
+}  // namespace

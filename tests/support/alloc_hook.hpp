@@ -1,0 +1,41 @@
+#pragma once
+
+// Counting and failure injection for global operator new, for tests that link tseq_alloc_hook.
+// Counters are per thread, so gtest's own threads (if any) do not disturb them.
+
+#include <cstddef>
+
+namespace tseq_test {
+
+struct alloc_stats {
+  long allocations = 0;
+  long deallocations = 0;
+  std::size_t bytes = 0;
+};
+
+// Counts of the calling thread since the last reset.
+alloc_stats current_alloc_stats() noexcept;
+void reset_alloc_stats() noexcept;
+
+// While alive: the k-th allocation (1-based) on this thread from now on throws std::bad_alloc.
+class fail_allocation_at {
+ public:
+  explicit fail_allocation_at(long k) noexcept;
+  ~fail_allocation_at();
+  fail_allocation_at(const fail_allocation_at&) = delete;
+  fail_allocation_at& operator=(const fail_allocation_at&) = delete;
+  // True if the failure was injected.
+  bool fired() const noexcept;
+};
+
+// Counts allocations made by the calling thread while alive.
+class count_allocations {
+ public:
+  count_allocations() noexcept;
+  alloc_stats delta() const noexcept;
+
+ private:
+  alloc_stats start_;
+};
+
+}  // namespace tseq_test
