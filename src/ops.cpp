@@ -1,0 +1,283 @@
+// The ONNX sequence operators. docs/ops.md states the semantics these follow.
+
+#include "tseq/ops.hpp"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace tseq::ops {
+
+namespace {
+
+using Index = Eigen::Index;
+
+std::string tensors(std::size_t n) { return std::to_string(n) + (n == 1 ? " tensor" : " tensors"); }
+
+// Resolves a position against [lo, hi] (hi = n - 1 or n) and returns it as an index >= 0.
+std::size_t resolve(const char* op, std::int64_t p, std::size_t n, bool allow_end, bool defaulted) {
+  const auto sn = static_cast<std::int64_t>(n);
+  const std::int64_t hi = allow_end ? sn : sn - 1;
+  if (p < -sn || p > hi) {
+    const std::string value = "position " + std::to_string(p) + (defaulted ? " (the default)" : "");
+    if (hi < -sn || n == 0) {
+      if (!allow_end || p != 0) {
+        throw IndexError(std::string(op) + ": " + value + " is out of range for an empty sequence" +
+                         (allow_end ? " (only 0 is valid)" : " (no position is valid)"));
+      }
+    }
+    throw IndexError(std::string(op) + ": " + value + " is out of range [" + std::to_string(-sn) + ", " +
+                     std::to_string(hi) + "] for a sequence of " + tensors(n));
+  }
+  return static_cast<std::size_t>(p < 0 ? p + sn : p);
+}
+
+void check_insert_type(const TensorSequence& s, const Tensor& t) {
+  if (t.dtype() != s.elem_type()) {
+    throw TypeError("SequenceInsert: a " + dtype_name(t.dtype()) + " tensor cannot be inserted into a sequence of " +
+                    dtype_name(s.elem_type()) + " tensors");
+  }
+}
+
+std::size_t insert_index(const TensorSequence& s, const Tensor& t, const std::optional<Tensor>& position) {
+  check_insert_type(s, t);
+  if (!position) return s.size();
+  return resolve("SequenceInsert", to_index(*position, "SequenceInsert", "position"), s.size(), true, false);
+}
+
+std::size_t erase_index(const TensorSequence& s, const std::optional<Tensor>& position) {
+  const bool defaulted = !position;
+  const std::int64_t p = defaulted ? -1 : to_index(*position, "SequenceErase", "position");
+  return resolve("SequenceErase", p, s.size(), false, defaulted);
+}
+
+std::int64_t product(std::span<const std::int64_t> dims) {
+  std::int64_t p = 1;
+  for (auto d : dims) p *= d;
+  return p;
+}
+
+// Normalises axis against [-count, count - 1].
+std::size_t resolve_axis(const char* op, std::int64_t axis, std::size_t count, const std::string& about) {
+  const auto c = static_cast<std::int64_t>(count);
+  if (axis < -c || axis >= c) {
+    throw IndexError(std::string(op) + ": axis " + std::to_string(axis) +
+                     (count == 0 ? " is invalid: there is no axis in " + about
+                                 : " is out of range [" + std::to_string(-c) + ", " + std::to_string(c - 1) +
+                                       "] for " + about));
+  }
+  return static_cast<std::size_t>(axis < 0 ? axis + c : axis);
+}
+
+// For each of `rows` rows: copies `width` elements from column src_col of a row-major
+// rows x src_cols array into column dst_col of a rows x dst_cols array.
+template <class T>
+void copy_columns(const T* src, Index src_cols, Index src_col, T* dst, Index dst_cols, Index dst_col, Index rows,
+                  Index width) {
+  if (rows == 0 || width == 0) return;
+  if constexpr (std::is_same_v<T, std::string>) {
+    for (Index r = 0; r < rows; ++r) {
+      const T* from = src + r * src_cols + src_col;
+      std::copy(from, from + width, dst + r * dst_cols + dst_col);
+    }
+  } else {
+    using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    const Eigen::Map<const Matrix> s(src, rows, src_cols);
+    Eigen::Map<Matrix> d(dst, rows, dst_cols);
+    d.middleCols(dst_col, width) = s.middleCols(src_col, width);
+  }
+}
+
+}  // namespace
+
+TensorSequence sequence_empty(DataType dtype) {
+  return TensorSequence(data_type_from_code(static_cast<std::int32_t>(dtype), "SequenceEmpty"));
+}
+
+TensorSequence sequence_construct(std::span<const Tensor> inputs) {
+  if (inputs.empty()) {
+    throw Error("SequenceConstruct: needs at least 1 input tensor, got 0 (use SequenceEmpty for an empty sequence)");
+  }
+  const DataType t = inputs[0].dtype();
+  for (std::size_t i = 1; i < inputs.size(); ++i) {
+    if (inputs[i].dtype() != t) {
+      throw TypeError("SequenceConstruct: input " + std::to_string(i) + " has type " + dtype_name(inputs[i].dtype()) +
+                      " but input 0 has type " + dtype_name(t) + "; all inputs must share one element type");
+    }
+  }
+  return SequenceAccess::make(t, TensorSequence::container_type(inputs.begin(), inputs.end()));
+}
+
+TensorSequence sequence_insert(const TensorSequence& s, const Tensor& t, const std::optional<Tensor>& position) {
+  const std::size_t i = insert_index(s, t, position);
+  return SequenceAccess::make(s.elem_type(), s.tensors().insert(i, t));
+}
+
+TensorSequence sequence_insert(TensorSequence&& s, const Tensor& t, const std::optional<Tensor>& position) {
+  const std::size_t i = insert_index(s, t, position);
+  const DataType e = s.elem_type();
+  return SequenceAccess::make(e, SequenceAccess::take(std::move(s)).insert(i, t));
+}
+
+TensorSequence sequence_insert(const TensorSequence& s, const Tensor& t, std::int64_t position) {
+  check_insert_type(s, t);
+  const std::size_t i = resolve("SequenceInsert", position, s.size(), true, false);
+  return SequenceAccess::make(s.elem_type(), s.tensors().insert(i, t));
+}
+
+TensorSequence sequence_insert(TensorSequence&& s, const Tensor& t, std::int64_t position) {
+  check_insert_type(s, t);
+  const std::size_t i = resolve("SequenceInsert", position, s.size(), true, false);
+  const DataType e = s.elem_type();
+  return SequenceAccess::make(e, SequenceAccess::take(std::move(s)).insert(i, t));
+}
+
+TensorSequence sequence_erase(const TensorSequence& s, const std::optional<Tensor>& position) {
+  const std::size_t i = erase_index(s, position);
+  return SequenceAccess::make(s.elem_type(), s.tensors().erase(i));
+}
+
+TensorSequence sequence_erase(TensorSequence&& s, const std::optional<Tensor>& position) {
+  const std::size_t i = erase_index(s, position);
+  const DataType e = s.elem_type();
+  return SequenceAccess::make(e, SequenceAccess::take(std::move(s)).erase(i));
+}
+
+TensorSequence sequence_erase(const TensorSequence& s, std::int64_t position) {
+  const std::size_t i = resolve("SequenceErase", position, s.size(), false, false);
+  return SequenceAccess::make(s.elem_type(), s.tensors().erase(i));
+}
+
+TensorSequence sequence_erase(TensorSequence&& s, std::int64_t position) {
+  const std::size_t i = resolve("SequenceErase", position, s.size(), false, false);
+  const DataType e = s.elem_type();
+  return SequenceAccess::make(e, SequenceAccess::take(std::move(s)).erase(i));
+}
+
+Tensor sequence_at(const TensorSequence& s, const Tensor& position) {
+  return sequence_at(s, to_index(position, "SequenceAt", "position"));
+}
+
+Tensor sequence_at(const TensorSequence& s, std::int64_t position) {
+  return s[resolve("SequenceAt", position, s.size(), false, false)];
+}
+
+Tensor sequence_length(const TensorSequence& s) { return Tensor::scalar(static_cast<std::int64_t>(s.size())); }
+
+TensorSequence split_to_sequence(const Tensor& input, const std::optional<Tensor>& split, std::int64_t axis,
+                                 std::int64_t keepdims) {
+  const char* op = "SplitToSequence";
+  const Shape& shape = input.shape();
+  if (shape.rank() == 0) {
+    throw ShapeError(std::string(op) + ": the input is a scalar (shape []); it has no axis to split");
+  }
+  const std::size_t a = resolve_axis(op, axis, shape.rank(), "an input of shape " + to_string(shape));
+  const std::int64_t dim = shape[a];
+
+  // Lengths of the pieces along the axis.
+  std::vector<std::int64_t> lengths;
+  bool drop_axis = false;
+  if (!split) {
+    lengths.assign(static_cast<std::size_t>(dim), 1);
+    drop_axis = keepdims == 0;
+  } else {
+    const Tensor& sp = *split;
+    if (sp.dtype() != DataType::Int64 && sp.dtype() != DataType::Int32) {
+      throw TypeError(std::string(op) + ": split must be an int32 or int64 tensor, got " + dtype_name(sp.dtype()));
+    }
+    std::vector<std::int64_t> v(sp.size());
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      v[i] = sp.dtype() == DataType::Int64 ? sp.value<std::int64_t>(i) : sp.value<std::int32_t>(i);
+    }
+    if (sp.rank() == 0) {
+      if (v[0] <= 0) {
+        throw ShapeError(std::string(op) + ": scalar split " + std::to_string(v[0]) + " must be > 0");
+      }
+      for (std::int64_t done = 0; done < dim; done += v[0]) lengths.push_back(std::min(v[0], dim - done));
+    } else if (sp.rank() == 1) {
+      std::int64_t sum = 0;
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        if (v[i] < 0) {
+          throw ShapeError(std::string(op) + ": split entry " + std::to_string(i) + " is " + std::to_string(v[i]) +
+                           "; entries must be >= 0");
+        }
+        sum += v[i];
+      }
+      if (v.empty() && dim != 0) {
+        throw ShapeError(std::string(op) + ": split is empty but axis " + std::to_string(a) + " has length " +
+                         std::to_string(dim));
+      }
+      if (sum != dim) {
+        throw ShapeError(std::string(op) + ": split entries sum to " + std::to_string(sum) + " but axis " +
+                         std::to_string(a) + " of shape " + to_string(shape) + " has length " + std::to_string(dim));
+      }
+      lengths = std::move(v);
+    } else {
+      throw ShapeError(std::string(op) + ": split must be a scalar or 1-D, got shape " + to_string(sp.shape()));
+    }
+  }
+
+  const Index outer = product(shape.dims().subspan(0, a));
+  const Index inner = product(shape.dims().subspan(a + 1));
+  TensorSequence::container_type::builder out;
+  visit_dtype(input.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* src = input.values<T>().data();
+    std::int64_t start = 0;
+    for (std::int64_t len : lengths) {
+      TensorBuffer piece(input.dtype(), drop_axis ? shape.removed(a) : shape.with(a, len));
+      copy_columns(src, dim * inner, start * inner, piece.values<T>().data(), len * inner, 0, outer, len * inner);
+      out.push_back(std::move(piece).freeze());
+      start += len;
+    }
+  });
+  return SequenceAccess::make(input.dtype(), std::move(out).persistent());
+}
+
+Tensor concat_from_sequence(const TensorSequence& s, std::int64_t axis, std::int64_t new_axis) {
+  const char* op = "ConcatFromSequence";
+  if (new_axis != 0 && new_axis != 1) {
+    throw Error(std::string(op) + ": new_axis " + std::to_string(new_axis) + " is invalid; it must be 0 or 1");
+  }
+  if (s.empty()) {
+    throw Error(std::string(op) + ": the sequence is empty; at least 1 tensor is needed to know the output shape");
+  }
+  const Shape& first = s[0].shape();
+  const std::size_t r = first.rank();
+  const bool stack = new_axis == 1;
+  const std::size_t a = resolve_axis(op, axis, stack ? r + 1 : r,
+                                     stack ? "stacking tensors of rank " + std::to_string(r) + " (output rank " +
+                                                 std::to_string(r + 1) + ")"
+                                           : "tensors of shape " + to_string(first));
+  // Every tensor must match the first: exactly when stacking, but along the axis otherwise.
+  std::int64_t total = 0;
+  std::size_t i = 0;
+  for (const Tensor& t : s) {
+    const Shape& sh = t.shape();
+    bool ok = sh.rank() == r;
+    for (std::size_t d = 0; ok && d < r; ++d) ok = sh[d] == first[d] || (!stack && d == a);
+    if (!ok) {
+      throw ShapeError(std::string(op) + ": tensor " + std::to_string(i) + " has shape " + to_string(sh) +
+                       ", incompatible with tensor 0's shape " + to_string(first) +
+                       (stack ? " (stacking needs equal shapes)" : " (only axis " + std::to_string(a) + " may differ)"));
+    }
+    total += stack ? 1 : sh[a];
+    ++i;
+  }
+  const Index outer = product(first.dims().subspan(0, a));
+  const Index inner = product(first.dims().subspan(stack ? a : a + 1));
+  TensorBuffer out(s.elem_type(), stack ? first.inserted(a, total) : first.with(a, total));
+  visit_dtype(s.elem_type(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* dst = out.values<T>().data();
+    Index col = 0;
+    for (const Tensor& t : s) {
+      const Index w = (stack ? 1 : t.shape()[a]) * inner;
+      copy_columns(t.values<T>().data(), w, 0, dst, total * inner, col, outer, w);
+      col += w;
+    }
+  });
+  return std::move(out).freeze();
+}
+
+}  // namespace tseq::ops

@@ -1,0 +1,178 @@
+// tseq::Tensor, Shape and DataType.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <complex>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "tseq/tensor.hpp"
+
+namespace {
+
+using tseq::DataType;
+using tseq::Shape;
+using tseq::Tensor;
+
+TEST(DataType, CodesAndNamesFollowOnnx) {
+  const std::vector<std::pair<DataType, std::string>> expected = {
+      {DataType::Float, "float"},   {DataType::Uint8, "uint8"},       {DataType::Int8, "int8"},
+      {DataType::Uint16, "uint16"}, {DataType::Int16, "int16"},       {DataType::Int32, "int32"},
+      {DataType::Int64, "int64"},   {DataType::String, "string"},     {DataType::Bool, "bool"},
+      {DataType::Float16, "float16"}, {DataType::Double, "double"},   {DataType::Uint32, "uint32"},
+      {DataType::Uint64, "uint64"}, {DataType::Complex64, "complex64"}, {DataType::Complex128, "complex128"}};
+  int code = 1;
+  for (const auto& [t, name] : expected) {
+    EXPECT_EQ(static_cast<int>(t), code++);
+    EXPECT_EQ(tseq::dtype_name(t), name);
+    EXPECT_EQ(tseq::data_type_from_code(static_cast<std::int32_t>(t), "test"), t);
+  }
+  EXPECT_EQ(tseq::dtype_size(DataType::Float16), 2u);
+  EXPECT_EQ(tseq::dtype_size(DataType::Complex128), 16u);
+  static_assert(tseq::data_type_of<Eigen::half> == DataType::Float16);
+  static_assert(tseq::data_type_of<std::complex<float>> == DataType::Complex64);
+  static_assert(tseq::data_type_of<bool> == DataType::Bool);
+  static_assert(!tseq::is_element_type<char>);
+  try {
+    (void)tseq::data_type_from_code(16, "SequenceEmpty");
+    FAIL();
+  } catch (const tseq::TypeError& e) {
+    EXPECT_NE(std::string(e.what()).find("SequenceEmpty: element type code 16 is not a sequence element type (valid: 1..15"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW((void)tseq::data_type_from_code(0, "x"), tseq::TypeError);
+  EXPECT_THROW((void)tseq::data_type_from_code(16 /* bfloat16 */, "x"), tseq::TypeError);
+}
+
+TEST(Shape, Basics) {
+  const Shape s{2, 0, 3};
+  EXPECT_EQ(s.rank(), 3u);
+  EXPECT_EQ(s.num_elements(), 0);
+  EXPECT_EQ(Shape{}.num_elements(), 1);
+  EXPECT_EQ(tseq::to_string(s), "[2, 0, 3]");
+  EXPECT_EQ(tseq::to_string(Shape{}), "[]");
+  EXPECT_EQ(s.with(1, 4), (Shape{2, 4, 3}));
+  EXPECT_EQ(s.removed(0), (Shape{0, 3}));
+  EXPECT_EQ(s.inserted(3, 7), (Shape{2, 0, 3, 7}));
+  EXPECT_THROW((void)(Shape{2, -1}).num_elements(), tseq::ShapeError);
+  EXPECT_THROW((void)(Shape{1 << 30, 1 << 30, 1 << 30}).num_elements(), tseq::ShapeError);
+}
+
+template <class T>
+std::vector<T> sample_values() {
+  if constexpr (std::is_same_v<T, std::string>) {
+    return {"a", "", "ccc", "dd", "eeeee", "f"};
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return {true, false, true, true, false, false};
+  } else if constexpr (std::is_same_v<T, Eigen::half>) {
+    return {Eigen::half(1.5f), Eigen::half(-2.f), Eigen::half(0.f), Eigen::half(3.25f), Eigen::half(4.f), Eigen::half(5.f)};
+  } else if constexpr (tseq::is_element_type<T>) {
+    return {T(1), T(2), T(3), T(4), T(5), T(6)};
+  }
+}
+
+TEST(Tensor, EveryElementTypeRoundTrips) {
+  for (DataType t : tseq::all_data_types) {
+    tseq::visit_dtype(t, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const auto v = sample_values<T>();
+      const Tensor x = Tensor::from_values<T>(Shape{2, 3}, v);
+      EXPECT_EQ(x.dtype(), t);
+      EXPECT_EQ(x.shape(), (Shape{2, 3}));
+      EXPECT_EQ(x.rank(), 2u);
+      EXPECT_EQ(x.size(), 6u);
+      const auto got = x.values<T>();
+      EXPECT_TRUE(std::equal(got.begin(), got.end(), v.begin())) << tseq::dtype_name(t);
+      const Tensor s = Tensor::scalar<T>(v[2]);
+      EXPECT_EQ(s.rank(), 0u);
+      EXPECT_TRUE(s.value<T>(0) == v[2]);
+      EXPECT_TRUE(tseq::equal(x, Tensor::from_values<T>(Shape{2, 3}, v)));
+      EXPECT_FALSE(tseq::equal(x, Tensor::from_values<T>(Shape{3, 2}, v)));
+    });
+  }
+}
+
+TEST(Tensor, WrongTypeAndCountAreErrors) {
+  const Tensor x = Tensor::from_values<float>(Shape{2}, {1.f, 2.f});
+  try {
+    (void)x.values<std::int32_t>();
+    FAIL();
+  } catch (const tseq::TypeError& e) {
+    EXPECT_STREQ(e.what(), "Tensor::values: requested int32 but the tensor holds float");
+  }
+  try {
+    (void)Tensor::from_values<float>(Shape{2, 2}, {1.f, 2.f});
+    FAIL();
+  } catch (const tseq::ShapeError& e) {
+    EXPECT_STREQ(e.what(), "Tensor::from_values: 2 values for shape [2, 2], which holds 4");
+  }
+  EXPECT_THROW((void)(x.tensor<float, 2>()), tseq::ShapeError);
+  EXPECT_THROW((void)Tensor::scalar(std::string("s")).raw_data(), tseq::TypeError);
+}
+
+TEST(Tensor, CopiesShareThePayload) {
+  const Tensor a = Tensor::from_values<double>(Shape{3}, {1, 2, 3});
+  const Tensor b = a;  // NOLINT(performance-unnecessary-copy-initialization)
+  EXPECT_TRUE(a.shares_storage_with(b));
+  EXPECT_EQ(a.use_count(), 2u);
+  const Tensor c = Tensor::from_values<double>(Shape{3}, {1, 2, 3});
+  EXPECT_FALSE(a.shares_storage_with(c));
+  EXPECT_TRUE(tseq::equal(a, c));
+}
+
+TEST(Tensor, EigenViewsAreAlignedAndRowMajor) {
+  const Tensor t = Tensor::from_values<float>(Shape{2, 3}, {0, 1, 2, 3, 4, 5});
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(t.values<float>().data()) % 64, 0u);
+  EXPECT_FLOAT_EQ(t.array<float>().sum(), 15.f);
+  const auto m = t.tensor<float, 2>();
+  EXPECT_EQ(m.dimension(0), 2);
+  EXPECT_EQ(m.dimension(1), 3);
+  EXPECT_FLOAT_EQ(m(1, 0), 3.f);
+  EXPECT_FLOAT_EQ(m(0, 2), 2.f);
+  EXPECT_EQ(t.raw_data().size(), 24u);
+}
+
+TEST(Tensor, EqualityTreatsNanAsUnequal) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const Tensor a = Tensor::from_values<float>(Shape{2}, {1.f, nan});
+  EXPECT_FALSE(tseq::equal(a, a));
+  EXPECT_FALSE(tseq::equal(Tensor::scalar(1.f), Tensor::scalar(1.0)));  // dtypes differ
+  EXPECT_TRUE(tseq::equal(Tensor::scalar(std::string("x")), Tensor::scalar(std::string("x"))));
+}
+
+TEST(Tensor, DefaultIsAnEmptyFloatTensor) {
+  const Tensor t;
+  EXPECT_EQ(t.dtype(), DataType::Float);
+  EXPECT_EQ(t.shape(), (Shape{0}));
+  EXPECT_EQ(t.size(), 0u);
+  EXPECT_TRUE(tseq::equal(t, Tensor::from_values<float>(Shape{0}, std::vector<float>{})));
+}
+
+TEST(Tensor, ZeroSizedShapes) {
+  const Tensor t = Tensor::from_values<std::int64_t>(Shape{3, 0}, std::vector<std::int64_t>{});
+  EXPECT_EQ(t.size(), 0u);
+  EXPECT_EQ(tseq::to_string(t), "int64[3, 0]{}");
+}
+
+TEST(Tensor, ToIndexAcceptsOneElementIntegers) {
+  EXPECT_EQ(tseq::to_index(Tensor::scalar<std::int64_t>(-2), "Op", "position"), -2);
+  EXPECT_EQ(tseq::to_index(Tensor::scalar<std::int32_t>(7), "Op", "position"), 7);
+  EXPECT_EQ(tseq::to_index(Tensor::from_values<std::int64_t>(Shape{1}, {3}), "Op", "position"), 3);
+  try {
+    (void)tseq::to_index(Tensor::from_values<std::int64_t>(Shape{2}, {3, 4}), "SequenceAt", "position");
+    FAIL();
+  } catch (const tseq::ShapeError& e) {
+    EXPECT_STREQ(e.what(), "SequenceAt: position must hold exactly one value (a scalar or shape [1]), got shape [2]");
+  }
+  try {
+    (void)tseq::to_index(Tensor::scalar(1.f), "SequenceAt", "position");
+    FAIL();
+  } catch (const tseq::TypeError& e) {
+    EXPECT_STREQ(e.what(), "SequenceAt: position must be an int32 or int64 tensor, got float");
+  }
+}
+
+}  // namespace
