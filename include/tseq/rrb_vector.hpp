@@ -52,17 +52,18 @@ class rrb_vector {
     std::size_t tree_size() const noexcept { return size - (tail ? tail->count : 0); }
   };
 
-  struct holder {
-    std::atomic<std::size_t> refs{1};
-    state s;
-    friend void intrusive_ptr_add_ref(holder* h) noexcept {
-      h->refs.fetch_add(1, std::memory_order_relaxed);
-    }
-    friend void intrusive_ptr_release(holder* h) noexcept {
-      if (h->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete h;
-    }
+  using root_t = detail::root_node<T, Bits>;
+  using holder_ptr = ref;  // null (empty), a leaf (at most B elements) or a root_t
+
+  // Raw pointers to the parts of a value, for reading.
+  struct view {
+    const typename tree::node_t* root = nullptr;
+    const typename tree::node_t* tail = nullptr;
+    std::size_t size = 0;
+    unsigned height = 0;
+
+    std::size_t tree_size() const noexcept { return size - (tail ? tail->count : 0); }
   };
-  using holder_ptr = boost::intrusive_ptr<holder>;
 
  public:
   using value_type = T;
@@ -95,7 +96,10 @@ class rrb_vector {
   }
 
   /// Number of elements. O(1).
-  size_type size() const noexcept { return h_ ? h_->s.size : 0; }
+  size_type size() const noexcept {
+    if (!h_) return 0;
+    return h_->is_leaf ? h_->count : static_cast<const root_t*>(h_.get())->size;
+  }
   /// True when size() == 0. O(1).
   bool empty() const noexcept { return size() == 0; }
   /// Largest size a vector can have.
@@ -104,29 +108,29 @@ class rrb_vector {
   }
 
   /// Element i; precondition i < size(). O(log n), no allocation, no throw.
-  const T& operator[](size_type i) const noexcept { return lookup(h_->s, i); }
+  const T& operator[](size_type i) const noexcept { return lookup(get_view(), i); }
 
   /// Element i. O(log n). Throws std::out_of_range (naming i and size()) if i >= size().
   const T& at(size_type i) const {
     check_index("at", i, size());
-    return lookup(h_->s, i);
+    return lookup(get_view(), i);
   }
 
   /// First element. Throws std::out_of_range when empty. O(log n).
   const T& front() const {
     check_index("front", 0, size());
-    return lookup(h_->s, 0);
+    return lookup(get_view(), 0);
   }
 
   /// Last element. Throws std::out_of_range when empty. O(1).
   const T& back() const {
     check_index("back", 0, size());
-    const auto* t = tree::as_leaf(h_->s.tail.get());
+    const auto* t = tree::as_leaf(get_view().tail);
     return t->data()[t->count - 1];
   }
 
-  const_iterator begin() const noexcept { return const_iterator(h_ ? &h_->s : nullptr, 0); }
-  const_iterator end() const noexcept { return const_iterator(h_ ? &h_->s : nullptr, size()); }
+  const_iterator begin() const noexcept { return const_iterator(get_view(), 0); }
+  const_iterator end() const noexcept { return const_iterator(get_view(), size()); }
   std::reverse_iterator<const_iterator> rbegin() const noexcept {
     return std::reverse_iterator<const_iterator>(end());
   }
@@ -140,14 +144,22 @@ class rrb_vector {
   /// O(n); no allocation.
   template <class F>
   void for_each_chunk(F&& f) const {
-    if (!h_) return;
-    if (h_->s.root) tree::for_each_leaf(h_->s.root.get(), h_->s.height, f);
-    const auto* t = tree::as_leaf(h_->s.tail.get());
-    f(t->data(), t->data() + t->count);
+    const view v = get_view();
+    if (v.root) tree::for_each_leaf(v.root, v.height, f);
+    if (v.tail) {
+      const auto* t = tree::as_leaf(v.tail);
+      f(t->data(), t->data() + t->count);
+    }
   }
 
   /// Appends v. Amortised O(1) in place; O(B) + amortised O(log n) persistent.
-  rrb_vector push_back(T v) const& { return finish(push_back_impl(copy_state(), std::move(v)), nullptr); }
+  rrb_vector push_back(T v) const& {
+    if (is_small() && h_->count < tree::B) {
+      const size_type n = h_->count;
+      return small_copy({seg(0, n), {&v, &v + 1, true}});
+    }
+    return finish(push_back_impl(copy_state(), std::move(v)), nullptr);
+  }
   /// In-place form of push_back (see class notes).
   rrb_vector push_back(T v) && {
     holder_ptr h = std::move(h_);
@@ -158,6 +170,7 @@ class rrb_vector {
   /// Removes the last element. Throws std::out_of_range when empty. Amortised O(log n).
   rrb_vector pop_back() const& {
     check_index("pop_back", 0, size());
+    if (is_small()) return small_copy({seg(0, h_->count - 1u)});
     return finish(pop_back_impl(copy_state()), nullptr);
   }
   rrb_vector pop_back() && {
@@ -171,6 +184,7 @@ class rrb_vector {
   /// leaf and the inner nodes above it.
   rrb_vector set(size_type i, T v) const& {
     check_index("set", i, size());
+    if (is_small()) return small_copy({seg(0, i), {&v, &v + 1, true}, seg(i + 1, h_->count)});
     return finish(set_impl(copy_state(), i, v), nullptr);
   }
   rrb_vector set(size_type i, T v) && {
@@ -184,6 +198,9 @@ class rrb_vector {
   /// i > size(). O(B log n); copies at most two leaves and the inner nodes above them.
   rrb_vector insert(size_type i, T v) const& {
     check_position("insert", i, size());
+    if (is_small() && h_->count < tree::B) {
+      return small_copy({seg(0, i), {&v, &v + 1, true}, seg(i, h_->count)});
+    }
     return finish(insert_impl(copy_state(), i, v), nullptr);
   }
   rrb_vector insert(size_type i, T v) && {
@@ -197,6 +214,7 @@ class rrb_vector {
   /// holding i (and, when it becomes under-full, one sibling) and the inner nodes above it.
   rrb_vector erase(size_type i) const& {
     check_index("erase", i, size());
+    if (is_small()) return small_copy({seg(0, i), seg(i + 1, h_->count)});
     return finish(erase_impl(copy_state(), i), nullptr);
   }
   rrb_vector erase(size_type i) && {
@@ -274,7 +292,10 @@ class rrb_vector {
   bool same_root(const rrb_vector& o) const noexcept { return h_ == o.h_; }
 
   /// Height of the tree below the tail (0: at most one leaf). O(1).
-  unsigned height() const noexcept { return h_ && h_->s.root ? h_->s.height + 1 : 0; }
+  unsigned height() const noexcept {
+    const view v = get_view();
+    return v.root ? v.height + 1 : 0;
+  }
 
   /// The greatest height() the invariants allow for a vector of this size: the tree part of n
   /// elements has height h + 1 only if n > m^h (m = min_fill). O(log n).
@@ -294,11 +315,12 @@ class rrb_vector {
   /// describing the first broken one.
   void check_invariants() const {
     if (!h_) return;
-    const state& s = h_->s;
+    const view s = get_view();
     if (s.size == 0) tree::broken("stored empty state");
     if (!s.tail || !s.tail->is_leaf || s.tail->count == 0) tree::broken("tail missing or empty");
-    const std::size_t ts = s.root ? tree::check(s.root.get(), s.height, true, true, "root") : 0;
-    if (!s.root && s.height != 0) tree::broken("height without a tree");
+    if (!h_->is_leaf && !s.root) tree::broken("root node without a tree");
+    if (s.tail->count > tree::B) tree::broken("tail over-full");
+    const std::size_t ts = s.root ? tree::check(s.root, s.height, true, true, "root") : 0;
     if (ts + s.tail->count != s.size) {
       tree::broken("size " + std::to_string(s.size) + " != tree " + std::to_string(ts) +
                    " + tail " + std::to_string(s.tail->count));
@@ -321,30 +343,68 @@ class rrb_vector {
 
   rrb_vector(holder_ptr h) noexcept : h_(std::move(h)) {}
 
-  state copy_state() const { return h_ ? h_->s : state{}; }
+  // A vector of at most B elements is a bare leaf; its const& updates build the new leaf
+  // directly, without taking a reference to the old one.
+  bool is_small() const noexcept { return h_ && h_->is_leaf; }
+  typename tree::seg seg(size_type from, size_type to) const noexcept {
+    return tree::seg_of(h_.get(), from, to, false);
+  }
+  static rrb_vector small_copy(std::initializer_list<typename tree::seg> segs) {
+    ref none;
+    ref leaf = tree::build_leaves(segs.begin(), segs.size(), tree::B, none);
+    if (leaf->count == 0) return rrb_vector();
+    return rrb_vector(std::move(leaf));
+  }
 
-  // The holder's state, moved out when h is the only reference to it.
-  static state steal_state(const holder_ptr& h) {
+  view get_view() const noexcept {
+    if (!h_) return {};
+    if (h_->is_leaf) return {nullptr, h_.get(), h_->count, 0};
+    const auto* r = static_cast<const root_t*>(h_.get());
+    return {r->root.get(), r->tail.get(), r->size, r->height};
+  }
+
+  state copy_state() const {
+    if (!h_) return {};
+    if (h_->is_leaf) return {nullptr, h_, h_->count, 0};
+    const auto* r = static_cast<const root_t*>(h_.get());
+    return {r->root, r->tail, r->size, r->height};
+  }
+
+  // The value held by h, moved out of it where h holds the only reference. h keeps a root
+  // node that finish() may reuse, and is null otherwise.
+  static state steal_state(holder_ptr& h) {
     if (!h) return {};
-    if (h->refs.load(std::memory_order_acquire) == 1) return std::move(h->s);
-    return h->s;
+    if (h->is_leaf) {
+      state s;
+      s.size = h->count;
+      s.tail = std::move(h);
+      return s;
+    }
+    auto* r = static_cast<root_t*>(h.get());
+    if (tree::editable(r)) return {std::move(r->root), std::move(r->tail), r->size, r->height};
+    state s{r->root, r->tail, r->size, r->height};
+    h = nullptr;
+    return s;
   }
 
   static rrb_vector finish(state s, holder_ptr reuse) {
     if (s.size == 0) return rrb_vector();
-    if (reuse && reuse->refs.load(std::memory_order_acquire) == 1) {
-      reuse->s = std::move(s);
-      return rrb_vector(std::move(reuse));
+    if (!s.root) return rrb_vector(std::move(s.tail));  // a small vector is just its leaf
+    if (!reuse || reuse->is_leaf || !tree::editable(reuse.get())) {
+      reuse = holder_ptr(detail::allocate_node<root_t>(), false);
     }
-    holder_ptr h(new holder, false);
-    h->s = std::move(s);
-    return rrb_vector(std::move(h));
+    auto* r = static_cast<root_t*>(reuse.get());
+    r->root = std::move(s.root);
+    r->tail = std::move(s.tail);
+    r->size = s.size;
+    r->height = s.height;
+    return rrb_vector(std::move(reuse));
   }
 
-  static const T& lookup(const state& s, size_type i) noexcept {
+  static const T& lookup(const view& s, size_type i) noexcept {
     const size_type ts = s.tree_size();
-    if (i >= ts) return tree::as_leaf(s.tail.get())->data()[i - ts];
-    return tree::find_leaf(s.root.get(), s.height, i)->data()[i];
+    if (i >= ts) return tree::as_leaf(s.tail)->data()[i - ts];
+    return tree::find_leaf(s.root, s.height, i)->data()[i];
   }
 
   [[noreturn]] static void throw_range(const char* op, const std::string& what) {
@@ -600,27 +660,27 @@ class rrb_vector<T, Bits>::const_iterator {
 
  private:
   friend class rrb_vector;
-  const state* s_ = nullptr;
+  view s_;
   size_type i_ = 0;
   const T* base_ = nullptr;  // elements [first_, last_) of the current leaf
   size_type first_ = 0;
   size_type last_ = 0;
 
-  const_iterator(const state* s, size_type i) noexcept : s_(s), i_(i) { locate(); }
+  const_iterator(view s, size_type i) noexcept : s_(s), i_(i) { locate(); }
 
   void locate() noexcept {
-    if (s_ == nullptr || i_ >= s_->size) {
+    if (i_ >= s_.size) {
       first_ = last_ = i_;  // past the end (or before the start after --): nothing cached
       return;
     }
-    const size_type ts = s_->tree_size();
+    const size_type ts = s_.tree_size();
     const typename tree::leaf_t* l = nullptr;
     if (i_ >= ts) {
-      l = tree::as_leaf(s_->tail.get());
+      l = tree::as_leaf(s_.tail);
       first_ = ts;
     } else {
       size_type j = i_;
-      l = tree::find_leaf(s_->root.get(), s_->height, j);
+      l = tree::find_leaf(s_.root, s_.height, j);
       first_ = i_ - j;
     }
     base_ = l->data();

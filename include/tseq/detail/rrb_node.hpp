@@ -51,6 +51,7 @@ struct node {
   std::atomic<std::size_t> refs{1};
   std::uint32_t count = 0;
   bool is_leaf;
+  bool is_root = false;  // a root_node: the handle of a vector with a tree
   // Inner only: every child but the last holds a full subtree, so the radix of an index picks
   // the child directly. Never set when it is not true; may be clear when it is.
   bool dense = false;
@@ -64,7 +65,11 @@ struct node {
     n->refs.fetch_add(1, std::memory_order_relaxed);
   }
   friend void intrusive_ptr_release(node* n) noexcept {
-    if (n->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) destroy_node(n);
+    // Holding the only reference, nobody else can add one: no atomic update is needed.
+    if (n->refs.load(std::memory_order_acquire) == 1 ||
+        n->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      destroy_node(n);
+    }
   }
 };
 
@@ -103,10 +108,26 @@ struct inner_node : node<T, Bits> {
   }
 };
 
+// The value of an rrb_vector that has a tree: the tree, the tail leaf (the last 1..B
+// elements), the element count and the tree's height. (A vector of at most B elements is
+// just its leaf.)
+template <class T, unsigned Bits>
+struct root_node : node<T, Bits> {
+  using base = node<T, Bits>;
+  boost::intrusive_ptr<base> root;
+  boost::intrusive_ptr<base> tail;
+  std::size_t size = 0;
+  unsigned height = 0;
+
+  root_node() noexcept : base(false) { this->is_root = true; }
+};
+
 template <class T, unsigned Bits>
 void destroy_node(node<T, Bits>* n) noexcept {
   if (n->is_leaf) {
     deallocate_node(static_cast<leaf_node<T, Bits>*>(n));
+  } else if (n->is_root) {
+    deallocate_node(static_cast<root_node<T, Bits>*>(n));
   } else {
     deallocate_node(static_cast<inner_node<T, Bits>*>(n));
   }
