@@ -665,6 +665,8 @@ class rrb_vector<T, Bits>::const_iterator {
   const T* base_ = nullptr;  // elements [first_, last_) of the current leaf
   size_type first_ = 0;
   size_type last_ = 0;
+  const typename tree::inner_t* parent_ = nullptr;  // parent of the current tree leaf
+  size_type pfirst_ = 0;                            // index of parent_'s first element
 
   const_iterator(view s, size_type i) noexcept : s_(s), i_(i) { locate(); }
 
@@ -678,9 +680,23 @@ class rrb_vector<T, Bits>::const_iterator {
     if (i_ >= ts) {
       l = tree::as_leaf(s_.tail);
       first_ = ts;
+    } else if (s_.height == 0) {
+      l = tree::as_leaf(s_.root);
+      first_ = 0;
     } else {
-      size_type j = i_;
-      l = tree::find_leaf(s_.root, s_.height, j);
+      // The parent of the current leaf is kept, so that stepping leaf by leaf costs O(1).
+      if (parent_ == nullptr || i_ < pfirst_ || i_ - pfirst_ >= parent_->sizes[parent_->count - 1]) {
+        size_type j = i_;
+        const typename tree::node_t* n = s_.root;
+        for (unsigned h = s_.height; h > 1; --h) {
+          const auto* in = tree::as_inner(n);
+          n = in->child[tree::child_index(in, h, j)];
+        }
+        parent_ = tree::as_inner(n);
+        pfirst_ = i_ - j;
+      }
+      size_type j = i_ - pfirst_;
+      l = tree::as_leaf(parent_->child[tree::child_index(parent_, 1, j)]);
       first_ = i_ - j;
     }
     base_ = l->data();

@@ -116,14 +116,29 @@ struct rrb_tree {
   // second (returned in `extra`) the rest, if any.
   static ref build_leaves(const seg* segs, std::size_t nsegs, std::size_t left, ref& extra) {
     ref out = new_leaf();
-    ref cur = out;
+    leaf_t* cur = as_leaf(out.get());
+    std::size_t k = 0;  // elements constructed in cur; published to cur->count on every exit
+    struct publish {
+      leaf_t*& l;
+      std::size_t& k;
+      ~publish() { l->count = static_cast<std::uint32_t>(k); }
+    } guard{cur, k};
     for (std::size_t s = 0; s < nsegs; ++s) {
+      const bool steal = segs[s].steal;
       for (T* p = segs[s].first; p != segs[s].last; ++p) {
-        if (cur->count == left && cur == out) {
+        if (k == left && cur == out.get()) {
+          cur->count = static_cast<std::uint32_t>(k);
           extra = new_leaf();
-          cur = extra;
+          cur = as_leaf(extra.get());
+          k = 0;
         }
-        append(as_leaf(cur.get()), p, segs[s].steal);
+        void* d = cur->data() + k;
+        if (steal) {
+          ::new (d) T(std::move(*p));
+        } else {
+          ::new (d) T(*p);
+        }
+        ++k;
       }
     }
     return out;
@@ -582,6 +597,13 @@ struct rrb_tree {
 
   // ---- traversal and checking ------------------------------------------------------------------
 
+  // Asks the cache for the whole of node n (leaves of a long-edited tree lie scattered).
+  template <class N>
+  static void prefetch(const N* n) noexcept {
+    const char* p = reinterpret_cast<const char*>(n);
+    for (std::size_t off = 0; off < sizeof(N); off += 64) __builtin_prefetch(p + off);
+  }
+
   template <class F>
   static void for_each_leaf(const node_t* n, unsigned h, F& f) {
     if (h == 0) {
@@ -590,7 +612,20 @@ struct rrb_tree {
       return;
     }
     const inner_t* in = as_inner(n);
-    for (std::uint32_t i = 0; i < in->count; ++i) for_each_leaf(in->child[i], h - 1, f);
+    if (h == 1) {
+      constexpr std::uint32_t ahead = 4;  // leaves prefetched ahead of the one visited
+      for (std::uint32_t i = 0; i < in->count && i < ahead; ++i) prefetch(as_leaf(in->child[i]));
+      for (std::uint32_t i = 0; i < in->count; ++i) {
+        if (i + ahead < in->count) prefetch(as_leaf(in->child[i + ahead]));
+        const leaf_t* l = as_leaf(in->child[i]);
+        f(l->data(), l->data() + l->count);
+      }
+      return;
+    }
+    for (std::uint32_t i = 0; i < in->count; ++i) {
+      if (i + 1 < in->count) prefetch(as_inner(in->child[i + 1]));
+      for_each_leaf(in->child[i], h - 1, f);
+    }
   }
 
   [[noreturn]] static void broken(const std::string& what) {

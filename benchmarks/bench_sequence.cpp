@@ -1,0 +1,387 @@
+// tseq against the ways runtimes hold tensor sequences today. See docs/performance.md.
+//
+// Implementations (the `impl` part of each name):
+//   tseq        persistent: the input stays alive (the ONNX case: the old value may be used later)
+//   tseq_move   in place: the input is moved in and owned alone (an executor's last use)
+//   naive       copy the std::vector<Tensor> of handles, then edit (ONNX Runtime's TensorSeq)
+//   deep        copy every payload too, then edit (a value-semantics runtime)
+//   std_vector  edit one mutable std::vector<Tensor> in place (the floor; not persistent)
+// Elements are float tensors of shape [payload]; a sequence of n holds handles to
+// min(n, pool) distinct tensors (pool = 4096 for payload 16, 64 for payload 65536) so that
+// large n fit in memory. `allocs` is the number of heap allocations per operation.
+//
+// Flags (after Google Benchmark's own): --full runs n = 10^7 and every payload; the default
+// is the quick set that scripts/bench runs.
+
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "support/alloc_hook.hpp"
+#include "tseq/ops.hpp"
+
+namespace {
+
+using namespace tseq;
+using Handles = std::vector<Tensor>;
+
+struct Fixture {
+  std::vector<Tensor> pool;
+  TensorSequence seq{DataType::Float};
+  Handles vec;
+};
+
+std::size_t pool_size(std::int64_t payload) { return payload <= 16 ? 4096 : 64; }
+
+// Cached inputs: building 10^7-element sequences once per (n, payload) is enough.
+const Fixture& fixture(std::size_t n, std::int64_t payload) {
+  static std::map<std::pair<std::size_t, std::int64_t>, Fixture> cache;
+  auto [it, fresh] = cache.try_emplace({n, payload});
+  Fixture& f = it->second;
+  if (fresh) {
+    const std::size_t p = std::min(n, pool_size(payload));
+    std::vector<float> values(static_cast<std::size_t>(payload));
+    for (std::size_t i = 0; i < p; ++i) {
+      values[0] = static_cast<float>(i);
+      f.pool.push_back(Tensor::from_values<float>(Shape{payload}, values));
+    }
+    TensorSequence::container_type::builder b;
+    f.vec.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      b.push_back(f.pool[i % p]);
+      f.vec.push_back(f.pool[i % p]);
+    }
+    f.seq = SequenceAccess::make(DataType::Float, std::move(b).persistent());
+  }
+  return f;
+}
+
+Tensor deep_copy(const Tensor& t) { return Tensor::from_values<float>(t.shape(), t.values<float>()); }
+
+Handles deep_copy(const Handles& v) {
+  Handles r;
+  r.reserve(v.size());
+  for (const Tensor& t : v) r.push_back(deep_copy(t));
+  return r;
+}
+
+// Positions chosen per iteration so that the tree shape does not repeat trivially.
+struct Positions {
+  std::mt19937_64 rng{42};
+  std::string where;
+  std::size_t operator()(std::size_t n, std::size_t i) {
+    if (where == "front") return i % std::min<std::size_t>(n, 16);
+    if (where == "back") return n - 1 - i % std::min<std::size_t>(n, 16);
+    return n / 4 + rng() % std::max<std::size_t>(n / 2, 1);  // middle
+  }
+};
+
+// Runs body once per iteration and reports allocations per operation.
+template <class Body>
+void run(benchmark::State& state, Body&& body) {
+  tseq_test::count_allocations c;
+  std::size_t i = 0;
+  for (auto _ : state) body(i++);
+  state.counters["allocs"] = benchmark::Counter(static_cast<double>(c.delta().allocations) / static_cast<double>(i));
+}
+
+void erase_or_insert(benchmark::State& state, const std::string& op, const std::string& impl, const std::string& where,
+                     std::size_t n, std::int64_t payload) {
+  const Fixture& f = fixture(n, payload);
+  const Tensor extra = f.pool[0];
+  Positions pos{std::mt19937_64{42}, where};
+  const bool erase = op == "erase";
+  if (impl == "tseq") {
+    run(state, [&](std::size_t i) {
+      const auto p = static_cast<std::int64_t>(pos(n, i));
+      TensorSequence r = erase ? ops::sequence_erase(f.seq, p) : ops::sequence_insert(f.seq, extra, p);
+      benchmark::DoNotOptimize(r);
+    });
+  } else if (impl == "tseq_move") {
+    // The sequence is owned alone and moved into each op; a second in-place op (push_back or
+    // pop_back, amortised O(1)) keeps its length at n. Reported per pair.
+    TensorSequence w = SequenceAccess::make(DataType::Float, TensorSequence::container_type(f.vec.begin(), f.vec.end()));
+    run(state, [&](std::size_t i) {
+      const auto p = static_cast<std::int64_t>(pos(n, i));
+      if (erase) {
+        w = ops::sequence_erase(std::move(w), p);
+        w = ops::sequence_insert(std::move(w), extra);
+      } else {
+        w = ops::sequence_insert(std::move(w), extra, p);
+        w = ops::sequence_erase(std::move(w));
+      }
+      benchmark::DoNotOptimize(w);
+    });
+  } else if (impl == "naive" || impl == "deep") {
+    const bool deep = impl == "deep";
+    run(state, [&](std::size_t i) {
+      const auto p = static_cast<std::ptrdiff_t>(pos(n, i));
+      Handles c = deep ? deep_copy(f.vec) : f.vec;
+      if (erase) {
+        c.erase(c.begin() + p);
+      } else {
+        c.insert(c.begin() + p, deep ? deep_copy(extra) : extra);
+      }
+      benchmark::DoNotOptimize(c.data());
+    });
+  } else {  // std_vector: one mutable vector, kept at length n
+    Handles w = f.vec;
+    run(state, [&](std::size_t i) {
+      const auto p = static_cast<std::ptrdiff_t>(pos(n, i));
+      if (erase) {
+        w.erase(w.begin() + p);
+        w.push_back(extra);
+      } else {
+        w.insert(w.begin() + p, extra);
+        w.pop_back();
+      }
+      benchmark::DoNotOptimize(w.data());
+    });
+  }
+}
+
+void at_random(benchmark::State& state, const std::string& impl, std::size_t n) {
+  const Fixture& f = fixture(n, 16);
+  std::mt19937_64 rng(7);
+  if (impl == "tseq") {
+    run(state, [&](std::size_t) {
+      Tensor t = ops::sequence_at(f.seq, static_cast<std::int64_t>(rng() % n));
+      benchmark::DoNotOptimize(t);
+    });
+  } else {
+    run(state, [&](std::size_t) {
+      Tensor t = f.vec[rng() % n];
+      benchmark::DoNotOptimize(t);
+    });
+  }
+}
+
+// Touches every element (its payload pointer) in order.
+void iterate(benchmark::State& state, const std::string& impl, std::size_t n, bool edited) {
+  const Fixture& f = fixture(n, 16);
+  TensorSequence s = f.seq;
+  Handles v = f.vec;
+  if (edited) {  // 10^5 random erase/insert edits first: a relaxed tree
+    std::mt19937_64 rng(3);
+    for (int e = 0; e < 100000; ++e) {
+      const auto p = static_cast<std::int64_t>(rng() % s.size());
+      s = (e % 2 == 0) ? ops::sequence_erase(std::move(s), p) : ops::sequence_insert(std::move(s), f.pool[0], p);
+    }
+    v.assign(s.begin(), s.end());  // the baseline visits the same tensors in the same order
+  }
+  run(state, [&](std::size_t) {
+    std::uintptr_t acc = 0;
+    if (impl == "tseq") {
+      s.tensors().for_each_chunk([&](const Tensor* a, const Tensor* b) {
+        std::uintptr_t local = 0;
+        for (; a != b; ++a) local ^= reinterpret_cast<std::uintptr_t>(a->values<float>().data());
+        acc ^= local;
+      });
+    } else if (impl == "tseq_iter") {
+      for (const Tensor& t : s) acc ^= reinterpret_cast<std::uintptr_t>(t.values<float>().data());
+    } else {
+      for (const Tensor& t : v) acc ^= reinterpret_cast<std::uintptr_t>(t.values<float>().data());
+    }
+    benchmark::DoNotOptimize(acc);
+  });
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(n));
+}
+
+void concat_halves(benchmark::State& state, const std::string& impl, std::size_t n) {
+  const Fixture& f = fixture(n, 16);
+  const auto h = static_cast<std::ptrdiff_t>(n / 2);
+  if (impl == "tseq") {
+    const auto a = f.seq.tensors().take(n / 2);
+    const auto b = f.seq.tensors().drop(n / 2);
+    run(state, [&](std::size_t) {
+      auto r = a + b;
+      benchmark::DoNotOptimize(r);
+    });
+  } else {
+    const Handles a(f.vec.begin(), f.vec.begin() + h);
+    const Handles b(f.vec.begin() + h, f.vec.end());
+    run(state, [&](std::size_t) {
+      Handles r;
+      r.reserve(a.size() + b.size());
+      r.insert(r.end(), a.begin(), a.end());
+      r.insert(r.end(), b.begin(), b.end());
+      benchmark::DoNotOptimize(r.data());
+    });
+  }
+}
+
+void slice(benchmark::State& state, const std::string& impl, std::size_t n, bool take) {
+  const Fixture& f = fixture(n, 16);
+  std::mt19937_64 rng(5);
+  run(state, [&](std::size_t) {
+    const std::size_t k = rng() % n;
+    if (impl == "tseq") {
+      auto r = take ? f.seq.tensors().take(k) : f.seq.tensors().drop(k);
+      benchmark::DoNotOptimize(r);
+    } else {
+      const auto kk = static_cast<std::ptrdiff_t>(k);
+      Handles r = take ? Handles(f.vec.begin(), f.vec.begin() + kk) : Handles(f.vec.begin() + kk, f.vec.end());
+      benchmark::DoNotOptimize(r.data());
+    }
+  });
+}
+
+void construct(benchmark::State& state, const std::string& impl, std::size_t n) {
+  const Fixture& f = fixture(n, 16);
+  run(state, [&](std::size_t) {
+    if (impl == "tseq") {
+      TensorSequence s = ops::sequence_construct(f.vec);
+      benchmark::DoNotOptimize(s);
+    } else {
+      Handles r(f.vec.begin(), f.vec.end());
+      benchmark::DoNotOptimize(r.data());
+    }
+  });
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(n));
+}
+
+void length(benchmark::State& state, const std::string& impl, std::size_t n) {
+  const Fixture& f = fixture(n, 16);
+  run(state, [&](std::size_t) {
+    if (impl == "tseq") {
+      Tensor t = ops::sequence_length(f.seq);
+      benchmark::DoNotOptimize(t);
+    } else {
+      Tensor t = Tensor::scalar(static_cast<std::int64_t>(f.vec.size()));
+      benchmark::DoNotOptimize(t);
+    }
+  });
+}
+
+// SplitToSequence of an [n, 16] tensor into n pieces, and ConcatFromSequence back.
+void split_concat(benchmark::State& state, const std::string& op, std::size_t n) {
+  std::vector<float> values(n * 16, 1.f);
+  const Tensor input = Tensor::from_values<float>(Shape{static_cast<std::int64_t>(n), 16}, values);
+  const TensorSequence pieces = ops::split_to_sequence(input, {}, 0, 1);
+  run(state, [&](std::size_t) {
+    if (op == "split") {
+      TensorSequence s = ops::split_to_sequence(input, {}, 0, 1);
+      benchmark::DoNotOptimize(s);
+    } else {
+      Tensor t = ops::concat_from_sequence(pieces, 0);
+      benchmark::DoNotOptimize(t);
+    }
+  });
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(n * 16 * 4));
+}
+
+// Memory: node bytes per element of a sequence of n, and the extra bytes held by 1,000
+// versions derived from it by erase (against 1,000 naive copies, computed from one).
+void memory(benchmark::State& state, std::size_t n) {
+  const Fixture& f = fixture(n, 16);
+  for (auto _ : state) {
+    tseq_test::count_allocations build;
+    TensorSequence s =
+        SequenceAccess::make(DataType::Float, TensorSequence::container_type(f.vec.begin(), f.vec.end()));
+    const double node_bytes = static_cast<double>(build.delta().bytes);
+    std::mt19937_64 rng(9);
+    std::vector<TensorSequence> versions;
+    tseq_test::count_allocations derived;
+    for (int i = 0; i < 1000; ++i) versions.push_back(ops::sequence_erase(s, static_cast<std::int64_t>(rng() % n)));
+    const double version_bytes = static_cast<double>(derived.delta().bytes);
+    tseq_test::count_allocations one;
+    Handles copy = f.vec;
+    copy.erase(copy.begin());
+    const double naive_bytes = 1000.0 * static_cast<double>(one.delta().bytes);
+    state.counters["node_bytes_per_elem"] = node_bytes / static_cast<double>(n);
+    state.counters["vector_bytes_per_elem"] = static_cast<double>(sizeof(Tensor));
+    state.counters["versions_bytes"] = version_bytes;
+    state.counters["naive_versions_bytes"] = naive_bytes;
+    state.counters["versions_over_naive_pct"] = 100.0 * version_bytes / naive_bytes;
+  }
+}
+
+using Fn = std::function<void(benchmark::State&)>;
+
+void add(const std::string& name, Fn fn, bool heavy = false) {
+  auto* b = benchmark::RegisterBenchmark(name.c_str(), [fn](benchmark::State& s) { fn(s); });
+  b->Unit(benchmark::kNanosecond);
+  if (heavy) b->Iterations(3);
+}
+
+std::string n_label(std::size_t n) { return std::to_string(n); }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool full = false;
+  std::vector<char*> args;
+  for (int i = 0; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--full") == 0) {
+      full = true;
+    } else {
+      args.push_back(argv[i]);
+    }
+  }
+  std::vector<std::size_t> ns = {10, 100, 1000, 10000, 100000, 1000000};
+  if (full) ns.push_back(10000000);
+  const std::vector<std::string> impls = {"tseq", "tseq_move", "naive", "deep", "std_vector"};
+
+  for (const std::string op : {"erase", "insert"}) {
+    const std::vector<std::string> wheres = op == "erase" ? std::vector<std::string>{"front", "middle", "back"}
+                                                          : std::vector<std::string>{"middle"};
+    for (const std::string& where : wheres) {
+      for (std::int64_t payload : {std::int64_t{16}, std::int64_t{65536}}) {
+        if (payload != 16 && (where != "middle" || (!full && op != "erase"))) continue;
+        for (const std::string& impl : impls) {
+          for (std::size_t n : ns) {
+            const double elems = static_cast<double>(n) * static_cast<double>(payload);
+            if (impl == "deep" && elems > (full ? 1e8 : 2e7)) continue;     // copies every payload
+            if ((impl == "naive" || impl == "deep") && n > 1000000) continue;  // ~0.1 s per op
+            if (n > 1000000 && payload != 16) continue;
+            add("Sequence" + std::string(op == "erase" ? "Erase" : "Insert") + "/" + where + "/" + impl +
+                    "/payload:" + std::to_string(payload) + "/n:" + n_label(n),
+                [=](benchmark::State& s) { erase_or_insert(s, op, impl, where, n, payload); },
+                (impl == "naive" || impl == "deep") && elems * (impl == "deep" ? 1 : 0.01) > 1e6);
+          }
+        }
+      }
+    }
+  }
+  for (std::size_t n : ns) {
+    for (const std::string impl : {"tseq", "std_vector"}) {
+      add("SequenceAt/random/" + impl + "/payload:16/n:" + n_label(n), [=](benchmark::State& s) { at_random(s, impl, n); });
+      add("SequenceLength/-/" + impl + "/payload:16/n:" + n_label(n), [=](benchmark::State& s) { length(s, impl, n); });
+      add("Concat/halves/" + std::string(impl == "tseq" ? "tseq" : "naive") + "/payload:16/n:" + n_label(n),
+          [=](benchmark::State& s) { concat_halves(s, impl == "tseq" ? "tseq" : "naive", n); });
+      add("Take/random/" + std::string(impl == "tseq" ? "tseq" : "naive") + "/payload:16/n:" + n_label(n),
+          [=](benchmark::State& s) { slice(s, impl == "tseq" ? "tseq" : "naive", n, true); });
+      add("Drop/random/" + std::string(impl == "tseq" ? "tseq" : "naive") + "/payload:16/n:" + n_label(n),
+          [=](benchmark::State& s) { slice(s, impl == "tseq" ? "tseq" : "naive", n, false); });
+      add("SequenceConstruct/-/" + std::string(impl == "tseq" ? "tseq" : "naive") + "/payload:16/n:" + n_label(n),
+          [=](benchmark::State& s) { construct(s, impl == "tseq" ? "tseq" : "naive", n); });
+    }
+    for (const std::string impl : {"tseq", "tseq_iter", "std_vector"}) {
+      add("Iterate/fresh/" + impl + "/payload:16/n:" + n_label(n), [=](benchmark::State& s) { iterate(s, impl, n, false); });
+      if (n >= 100000) {
+        add("Iterate/edited/" + impl + "/payload:16/n:" + n_label(n),
+            [=](benchmark::State& s) { iterate(s, impl, n, true); });
+      }
+    }
+    if (n <= 100000) {
+      add("SplitToSequence/-/tseq/payload:16/n:" + n_label(n), [=](benchmark::State& s) { split_concat(s, "split", n); });
+      add("ConcatFromSequence/-/tseq/payload:16/n:" + n_label(n),
+          [=](benchmark::State& s) { split_concat(s, "concat", n); });
+    }
+  }
+  add("Memory/-/tseq/payload:16/n:1000000", [](benchmark::State& s) { memory(s, 1000000); }, true);
+
+  int bargc = static_cast<int>(args.size());
+  benchmark::Initialize(&bargc, args.data());
+  if (benchmark::ReportUnrecognizedArguments(bargc, args.data())) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
