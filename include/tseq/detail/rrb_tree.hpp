@@ -373,22 +373,35 @@ struct rrb_tree {
   static ref insert(ref n, unsigned h, std::size_t i, T& v, bool rightmost, ref& extra) {
     if (h == 0) {
       leaf_t* l = as_leaf(n.get());
-      if (l->count < B && editable(l)) {
-        T* d = l->data();
-        if (i == l->count) {
-          ::new (static_cast<void*>(d + i)) T(std::move(v));
-        } else {
-          ::new (static_cast<void*>(d + l->count)) T(std::move(d[l->count - 1]));
-          std::move_backward(d + i, d + l->count - 1, d + l->count);
-          d[i] = std::move(v);
-        }
-        ++l->count;
-        return n;
-      }
-      const bool steal = editable(l);
       T* val = &v;
-      const seg segs[3] = {seg_of(l, 0, i, steal), {val, val + 1, true}, seg_of(l, i, l->count, steal)};
-      return build_leaves(segs, 3, split_point(l->count + std::size_t{1}, rightmost), extra);
+      if (!editable(l)) {
+        const seg segs[3] = {seg_of(l, 0, i, false), {val, val + 1, true}, seg_of(l, i, l->count, false)};
+        return build_leaves(segs, 3, split_point(l->count + std::size_t{1}, rightmost), extra);
+      }
+      if (l->count == B) {
+        // Split in place: the elements after the cut move to a new right leaf; the left part
+        // stays where it is (an in-place history keeps most leaves where they were built).
+        const std::size_t left = split_point(B + 1, rightmost);
+        const seg tail[3] = {seg_of(l, std::min(left, i), i, true), {val, val + 1, true},
+                             seg_of(l, std::max(left, i + 1) - 1, B, true)};
+        const seg* from = i >= left ? tail : tail + 2;  // v in the right part, or not
+        ref none;
+        extra = build_leaves(from, i >= left ? 3 : 1, B, none);
+        T* d = l->data();
+        const std::size_t keep = i >= left ? left : left - 1;
+        while (l->count > keep) d[--l->count].~T();
+        if (i >= left) return n;
+      }
+      T* d = l->data();
+      if (i == l->count) {
+        ::new (static_cast<void*>(d + i)) T(std::move(v));
+      } else {
+        ::new (static_cast<void*>(d + l->count)) T(std::move(d[l->count - 1]));
+        std::move_backward(d + i, d + l->count - 1, d + l->count);
+        d[i] = std::move(v);
+      }
+      ++l->count;
+      return n;
     }
     n = own(std::move(n));
     inner_t* in = as_inner(n.get());
