@@ -188,7 +188,7 @@ def main():
     host = context.get("host_name", "?")
     cpus = context.get("num_cpus", "?")
     mhz = context.get("mhz_per_cpu", "?")
-    header = f"Run: {context.get('date', '?')} on {host} ({cpus} CPUs at {mhz} MHz), build {context.get('library_build_type', '?')}"
+    header = f"Run: {context.get('date', '?')} on {host} ({cpus} CPUs at {mhz} MHz)"
     summary = f"{header}\n\n## Targets\n\n{targets(rows)}\n\n## Tables (time per operation)\n\n{tables(rows)}\n"
     (outdir / "summary.md").write_text(summary)
     print(summary)
