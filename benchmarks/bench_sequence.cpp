@@ -107,7 +107,8 @@ void erase_or_insert(benchmark::State& state, const std::string& op, const std::
   } else if (impl == "tseq_move") {
     // The sequence is owned alone and moved into each op; a second in-place op (push_back or
     // pop_back, amortised O(1)) keeps its length at n. Reported per pair.
-    TensorSequence w = SequenceAccess::make(DataType::Float, TensorSequence::container_type(f.vec.begin(), f.vec.end()));
+    TensorSequence w =
+        SequenceAccess::make(DataType::Float, TensorSequence::container_type(f.vec.begin(), f.vec.end()));
     run(state, [&](std::size_t i) {
       const auto p = static_cast<std::int64_t>(pos(n, i));
       if (erase) {
@@ -330,18 +331,19 @@ int main(int argc, char** argv) {
   const std::vector<std::string> impls = {"tseq", "tseq_move", "naive", "deep", "std_vector"};
 
   for (const std::string op : {"erase", "insert"}) {
-    const std::vector<std::string> wheres = op == "erase" ? std::vector<std::string>{"front", "middle", "back"}
-                                                          : std::vector<std::string>{"middle"};
+    const std::vector<std::string> wheres =
+        op == "erase" ? std::vector<std::string>{"front", "middle", "back"} : std::vector<std::string>{"middle"};
     for (const std::string& where : wheres) {
       for (std::int64_t payload : {std::int64_t{16}, std::int64_t{65536}}) {
         if (payload != 16 && (where != "middle" || (!full && op != "erase"))) continue;
         for (const std::string& impl : impls) {
           for (std::size_t n : ns) {
             const double elems = static_cast<double>(n) * static_cast<double>(payload);
-            if (impl == "deep" && elems > (full ? 1e8 : 2e7)) continue;     // copies every payload
+            if (impl == "deep" && elems > (full ? 1e8 : 2e7)) continue;        // copies every payload
             if ((impl == "naive" || impl == "deep") && n > 1000000) continue;  // ~0.1 s per op
             if (n > 1000000 && payload != 16) continue;
-            add("Sequence" + std::string(op == "erase" ? "Erase" : "Insert") + "/" + where + "/" + impl +
+            add(
+                "Sequence" + std::string(op == "erase" ? "Erase" : "Insert") + "/" + where + "/" + impl +
                     "/payload:" + std::to_string(payload) + "/n:" + n_label(n),
                 [=](benchmark::State& s) { erase_or_insert(s, op, impl, where, n, payload); },
                 (impl == "naive" || impl == "deep") && elems * (impl == "deep" ? 1 : 0.01) > 1e6);
@@ -352,7 +354,8 @@ int main(int argc, char** argv) {
   }
   for (std::size_t n : ns) {
     for (const std::string impl : {"tseq", "std_vector"}) {
-      add("SequenceAt/random/" + impl + "/payload:16/n:" + n_label(n), [=](benchmark::State& s) { at_random(s, impl, n); });
+      add("SequenceAt/random/" + impl + "/payload:16/n:" + n_label(n),
+          [=](benchmark::State& s) { at_random(s, impl, n); });
       add("SequenceLength/-/" + impl + "/payload:16/n:" + n_label(n), [=](benchmark::State& s) { length(s, impl, n); });
       add("Concat/halves/" + std::string(impl == "tseq" ? "tseq" : "naive") + "/payload:16/n:" + n_label(n),
           [=](benchmark::State& s) { concat_halves(s, impl == "tseq" ? "tseq" : "naive", n); });
@@ -364,19 +367,22 @@ int main(int argc, char** argv) {
           [=](benchmark::State& s) { construct(s, impl == "tseq" ? "tseq" : "naive", n); });
     }
     for (const std::string impl : {"tseq", "tseq_iter", "std_vector"}) {
-      add("Iterate/fresh/" + impl + "/payload:16/n:" + n_label(n), [=](benchmark::State& s) { iterate(s, impl, n, false); });
+      add("Iterate/fresh/" + impl + "/payload:16/n:" + n_label(n),
+          [=](benchmark::State& s) { iterate(s, impl, n, false); });
       if (n >= 100000) {
         add("Iterate/edited/" + impl + "/payload:16/n:" + n_label(n),
             [=](benchmark::State& s) { iterate(s, impl, n, true); });
       }
     }
     if (n <= 100000) {
-      add("SplitToSequence/-/tseq/payload:16/n:" + n_label(n), [=](benchmark::State& s) { split_concat(s, "split", n); });
+      add("SplitToSequence/-/tseq/payload:16/n:" + n_label(n),
+          [=](benchmark::State& s) { split_concat(s, "split", n); });
       add("ConcatFromSequence/-/tseq/payload:16/n:" + n_label(n),
           [=](benchmark::State& s) { split_concat(s, "concat", n); });
     }
   }
-  add("Memory/-/tseq/payload:16/n:1000000", [](benchmark::State& s) { memory(s, 1000000); }, true);
+  add(
+      "Memory/-/tseq/payload:16/n:1000000", [](benchmark::State& s) { memory(s, 1000000); }, true);
 
   int bargc = static_cast<int>(args.size());
   benchmark::Initialize(&bargc, args.data());

@@ -61,10 +61,10 @@ std::int64_t product(std::span<const std::int64_t> dims) {
 std::size_t resolve_axis(const char* op, std::int64_t axis, std::size_t count, const std::string& about) {
   const auto c = static_cast<std::int64_t>(count);
   if (axis < -c || axis >= c) {
-    throw IndexError(std::string(op) + ": axis " + std::to_string(axis) +
-                     (count == 0 ? " is invalid: there is no axis in " + about
-                                 : " is out of range [" + std::to_string(-c) + ", " + std::to_string(c - 1) +
-                                       "] for " + about));
+    throw IndexError(
+        std::string(op) + ": axis " + std::to_string(axis) +
+        (count == 0 ? " is invalid: there is no axis in " + about
+                    : " is out of range [" + std::to_string(-c) + ", " + std::to_string(c - 1) + "] for " + about));
   }
   return static_cast<std::size_t>(axis < 0 ? axis + c : axis);
 }
@@ -245,10 +245,10 @@ Tensor concat_from_sequence(const TensorSequence& s, std::int64_t axis, std::int
   const Shape& first = s[0].shape();
   const std::size_t r = first.rank();
   const bool stack = new_axis == 1;
-  const std::size_t a = resolve_axis(op, axis, stack ? r + 1 : r,
-                                     stack ? "stacking tensors of rank " + std::to_string(r) + " (output rank " +
-                                                 std::to_string(r + 1) + ")"
-                                           : "tensors of shape " + to_string(first));
+  const std::size_t a = resolve_axis(
+      op, axis, stack ? r + 1 : r,
+      stack ? "stacking tensors of rank " + std::to_string(r) + " (output rank " + std::to_string(r + 1) + ")"
+            : "tensors of shape " + to_string(first));
   // Every tensor must match the first: exactly when stacking, but along the axis otherwise.
   std::int64_t total = 0;
   std::size_t i = 0;
@@ -257,9 +257,10 @@ Tensor concat_from_sequence(const TensorSequence& s, std::int64_t axis, std::int
     bool ok = sh.rank() == r;
     for (std::size_t d = 0; ok && d < r; ++d) ok = sh[d] == first[d] || (!stack && d == a);
     if (!ok) {
-      throw ShapeError(std::string(op) + ": tensor " + std::to_string(i) + " has shape " + to_string(sh) +
-                       ", incompatible with tensor 0's shape " + to_string(first) +
-                       (stack ? " (stacking needs equal shapes)" : " (only axis " + std::to_string(a) + " may differ)"));
+      throw ShapeError(
+          std::string(op) + ": tensor " + std::to_string(i) + " has shape " + to_string(sh) +
+          ", incompatible with tensor 0's shape " + to_string(first) +
+          (stack ? " (stacking needs equal shapes)" : " (only axis " + std::to_string(a) + " may differ)"));
     }
     total += stack ? 1 : sh[a];
     ++i;

@@ -7,9 +7,7 @@
 namespace tseq {
 
 namespace {
-DataType checked(DataType t) {
-  return data_type_from_code(static_cast<std::int32_t>(t), "TensorSequence");
-}
+DataType checked(DataType t) { return data_type_from_code(static_cast<std::int32_t>(t), "TensorSequence"); }
 
 void check_all(DataType elem_type, const TensorSequence::container_type& v) {
   std::size_t i = 0;
@@ -54,11 +52,11 @@ void TensorSequence::check_tensor(const Tensor& t, const char* op) const {
 
 TensorSequence TensorSequence::push_back(Tensor t) const& {
   check_tensor(t, "push_back");
-  return {elem_type_, v_.push_back(std::move(t)), unchecked{}};
+  return {elem_type_, v_.push_back(std::move(t)), Unchecked{}};
 }
 TensorSequence TensorSequence::push_back(Tensor t) && {
   check_tensor(t, "push_back");
-  return {elem_type_, std::move(v_).push_back(std::move(t)), unchecked{}};
+  return {elem_type_, std::move(v_).push_back(std::move(t)), Unchecked{}};
 }
 
 namespace {
@@ -73,20 +71,20 @@ void check_position(const char* op, std::size_t i, std::size_t max) {
 TensorSequence TensorSequence::insert(size_type i, Tensor t) const& {
   check_tensor(t, "insert");
   check_position("insert", i, size());
-  return {elem_type_, v_.insert(i, std::move(t)), unchecked{}};
+  return {elem_type_, v_.insert(i, std::move(t)), Unchecked{}};
 }
 TensorSequence TensorSequence::insert(size_type i, Tensor t) && {
   check_tensor(t, "insert");
   check_position("insert", i, size());
-  return {elem_type_, std::move(v_).insert(i, std::move(t)), unchecked{}};
+  return {elem_type_, std::move(v_).insert(i, std::move(t)), Unchecked{}};
 }
 TensorSequence TensorSequence::erase(size_type i) const& {
   (void)at(i);
-  return {elem_type_, v_.erase(i), unchecked{}};
+  return {elem_type_, v_.erase(i), Unchecked{}};
 }
 TensorSequence TensorSequence::erase(size_type i) && {
   (void)at(i);
-  return {elem_type_, std::move(v_).erase(i), unchecked{}};
+  return {elem_type_, std::move(v_).erase(i), Unchecked{}};
 }
 
 bool equal(const TensorSequence& a, const TensorSequence& b) {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <new>
 #include <ostream>
 #include <sstream>
@@ -13,21 +14,36 @@ namespace tseq {
 
 std::string dtype_name(DataType t) {
   switch (t) {
-    case DataType::Float: return "float";
-    case DataType::Uint8: return "uint8";
-    case DataType::Int8: return "int8";
-    case DataType::Uint16: return "uint16";
-    case DataType::Int16: return "int16";
-    case DataType::Int32: return "int32";
-    case DataType::Int64: return "int64";
-    case DataType::String: return "string";
-    case DataType::Bool: return "bool";
-    case DataType::Float16: return "float16";
-    case DataType::Double: return "double";
-    case DataType::Uint32: return "uint32";
-    case DataType::Uint64: return "uint64";
-    case DataType::Complex64: return "complex64";
-    case DataType::Complex128: return "complex128";
+    case DataType::Float:
+      return "float";
+    case DataType::Uint8:
+      return "uint8";
+    case DataType::Int8:
+      return "int8";
+    case DataType::Uint16:
+      return "uint16";
+    case DataType::Int16:
+      return "int16";
+    case DataType::Int32:
+      return "int32";
+    case DataType::Int64:
+      return "int64";
+    case DataType::String:
+      return "string";
+    case DataType::Bool:
+      return "bool";
+    case DataType::Float16:
+      return "float16";
+    case DataType::Double:
+      return "double";
+    case DataType::Uint32:
+      return "uint32";
+    case DataType::Uint64:
+      return "uint64";
+    case DataType::Complex64:
+      return "complex64";
+    case DataType::Complex128:
+      return "complex128";
   }
   return "invalid(" + std::to_string(static_cast<std::int32_t>(t)) + ")";
 }
@@ -99,8 +115,9 @@ TensorStorage* TensorStorage::create(DataType t, Shape s) {
     throw ShapeError("shape " + to_string(s) + " is too large to allocate");
   }
   void* p = ::operator new(header + n * elem);
-  auto first = reinterpret_cast<std::uintptr_t>(p) + sizeof(TensorStorage);
-  void* data = reinterpret_cast<void*>((first + alignment - 1) / alignment * alignment);
+  void* data = static_cast<std::byte*>(p) + sizeof(TensorStorage);
+  std::size_t space = alignment - 1 + n * elem;
+  std::align(alignment, n * elem, data, space);  // cannot fail: `alignment - 1` bytes of slack
   auto* st = ::new (p) TensorStorage(t, std::move(s), n, data);
   if (t == DataType::String) {
     auto* d = static_cast<std::string*>(st->data());
@@ -150,8 +167,7 @@ Tensor Tensor::from_bools(Shape shape, std::span<const char> values) {
   return std::move(b).freeze();
 }
 
-TensorBuffer::TensorBuffer(DataType t, Shape shape)
-    : s_(detail::TensorStorage::create(t, std::move(shape)), false) {}
+TensorBuffer::TensorBuffer(DataType t, Shape shape) : s_(detail::TensorStorage::create(t, std::move(shape)), false) {}
 
 bool equal(const Tensor& a, const Tensor& b) {
   if (a.dtype() != b.dtype() || !(a.shape() == b.shape())) return false;

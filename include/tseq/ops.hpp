@@ -30,10 +30,8 @@ TensorSequence sequence_construct(std::span<const Tensor> inputs);
 /// SequenceInsert: `t` placed at `position` (int32/int64, one element; default: append), in
 /// [-n, n], negative counting from the back. O(log n); only `t`'s handle is added. Throws
 /// TypeError if t's type is not the sequence's, IndexError outside the range.
-TensorSequence sequence_insert(const TensorSequence& s, const Tensor& t,
-                               const std::optional<Tensor>& position = {});
-TensorSequence sequence_insert(TensorSequence&& s, const Tensor& t,
-                               const std::optional<Tensor>& position = {});
+TensorSequence sequence_insert(const TensorSequence& s, const Tensor& t, const std::optional<Tensor>& position = {});
+TensorSequence sequence_insert(TensorSequence&& s, const Tensor& t, const std::optional<Tensor>& position = {});
 TensorSequence sequence_insert(const TensorSequence& s, const Tensor& t, std::int64_t position);
 TensorSequence sequence_insert(TensorSequence&& s, const Tensor& t, std::int64_t position);
 
@@ -60,8 +58,8 @@ Tensor sequence_length(const TensorSequence& s);
 /// Copies the payload once (O(size of input)). Throws ShapeError for a scalar input, a split
 /// that does not add up, a non-positive scalar split, a negative entry or a split of rank
 /// >= 2; IndexError for the axis; TypeError for a split that is not int32/int64.
-TensorSequence split_to_sequence(const Tensor& input, const std::optional<Tensor>& split = {},
-                                 std::int64_t axis = 0, std::int64_t keepdims = 1);
+TensorSequence split_to_sequence(const Tensor& input, const std::optional<Tensor>& split = {}, std::int64_t axis = 0,
+                                 std::int64_t keepdims = 1);
 
 /// ConcatFromSequence: the tensors joined along `axis` (new_axis == 0, axis in [-r, r-1]; all
 /// shapes equal but along axis) or stacked along a new axis (new_axis == 1, axis in

@@ -45,10 +45,10 @@ class rrb_vector {
 
   // The whole value; rrb_vector holds one counted reference to it.
   struct state {
-    ref root;                 // tree of all elements but the tail's (null when none)
-    ref tail;                 // last 1..B elements (null iff the vector is empty)
-    std::size_t size = 0;     // elements in tree + tail
-    unsigned height = 0;      // height of root: 0 when it is a leaf
+    ref root;              // tree of all elements but the tail's (null when none)
+    ref tail;              // last 1..B elements (null iff the vector is empty)
+    std::size_t size = 0;  // elements in tree + tail
+    unsigned height = 0;   // height of root: 0 when it is a leaf
 
     std::size_t tree_size() const noexcept { return size - (tail ? tail->count : 0); }
   };
@@ -100,9 +100,7 @@ class rrb_vector {
   /// True when size() == 0. O(1).
   bool empty() const noexcept { return size() == 0; }
   /// Largest size a vector can have.
-  static constexpr size_type max_size() noexcept {
-    return std::numeric_limits<difference_type>::max() / sizeof(T);
-  }
+  static constexpr size_type max_size() noexcept { return std::numeric_limits<difference_type>::max() / sizeof(T); }
 
   /// Element i; precondition i < size(). O(log n), no allocation, no throw.
   const T& operator[](size_type i) const noexcept { return lookup(get_view(), i); }
@@ -128,12 +126,8 @@ class rrb_vector {
 
   const_iterator begin() const noexcept { return const_iterator(get_view(), 0); }
   const_iterator end() const noexcept { return const_iterator(get_view(), size()); }
-  std::reverse_iterator<const_iterator> rbegin() const noexcept {
-    return std::reverse_iterator<const_iterator>(end());
-  }
-  std::reverse_iterator<const_iterator> rend() const noexcept {
-    return std::reverse_iterator<const_iterator>(begin());
-  }
+  std::reverse_iterator<const_iterator> rbegin() const noexcept { return std::reverse_iterator<const_iterator>(end()); }
+  std::reverse_iterator<const_iterator> rend() const noexcept { return std::reverse_iterator<const_iterator>(begin()); }
   const_iterator cbegin() const noexcept { return begin(); }
   const_iterator cend() const noexcept { return end(); }
 
@@ -321,12 +315,12 @@ class rrb_vector {
     if (s.tail->count > tree::B) tree::broken("tail over-full");
     const std::size_t ts = s.root ? tree::check(s.root, s.height, true, true, "root") : 0;
     if (ts + s.tail->count != s.size) {
-      tree::broken("size " + std::to_string(s.size) + " != tree " + std::to_string(ts) +
-                   " + tail " + std::to_string(s.tail->count));
+      tree::broken("size " + std::to_string(s.size) + " != tree " + std::to_string(ts) + " + tail " +
+                   std::to_string(s.tail->count));
     }
     if (height() > height_bound(ts)) {
-      tree::broken("height " + std::to_string(height()) + " exceeds the bound " +
-                   std::to_string(height_bound(ts)) + " for " + std::to_string(ts) + " elements");
+      tree::broken("height " + std::to_string(height()) + " exceeds the bound " + std::to_string(height_bound(ts)) +
+                   " for " + std::to_string(ts) + " elements");
     }
   }
 
@@ -412,29 +406,26 @@ class rrb_vector {
   static void check_index(const char* op, size_type i, size_type n) {
     if (i >= n) {
       throw_range(op, n == 0 ? "index " + std::to_string(i) + " on an empty vector"
-                             : "index " + std::to_string(i) + " is out of range [0, " +
-                                   std::to_string(n - 1) + "] for a vector of " +
-                                   std::to_string(n) + " elements");
+                             : "index " + std::to_string(i) + " is out of range [0, " + std::to_string(n - 1) +
+                                   "] for a vector of " + std::to_string(n) + " elements");
     }
   }
   static void check_position(const char* op, size_type i, size_type n) {
     if (i > n) {
-      throw_range(op, "position " + std::to_string(i) + " is out of range [0, " +
-                          std::to_string(n) + "] for a vector of " + std::to_string(n) +
-                          " elements");
+      throw_range(op, "position " + std::to_string(i) + " is out of range [0, " + std::to_string(n) +
+                          "] for a vector of " + std::to_string(n) + " elements");
     }
   }
   void check_range(size_type first, size_type last) const {
     if (first > last || last > size()) {
-      throw_range("erase", "range [" + std::to_string(first) + ", " + std::to_string(last) +
-                               ") is not within [0, " + std::to_string(size()) + "]");
+      throw_range("erase", "range [" + std::to_string(first) + ", " + std::to_string(last) + ") is not within [0, " +
+                               std::to_string(size()) + "]");
     }
   }
   static void check_concat(size_type a, size_type b) {
     if (a > max_size() || b > max_size() - a) {
-      throw std::length_error("rrb_vector::operator+: " + std::to_string(a) + " + " +
-                              std::to_string(b) + " elements exceed max_size() " +
-                              std::to_string(max_size()));
+      throw std::length_error("rrb_vector::operator+: " + std::to_string(a) + " + " + std::to_string(b) +
+                              " elements exceed max_size() " + std::to_string(max_size()));
     }
   }
 
@@ -619,9 +610,8 @@ class rrb_vector {
     if (a.size == 0) return b;
     if (!b.root && a.tail->count + std::size_t{b.tail->count} <= tree::B) {
       ref none;
-      const typename tree::seg segs[2] = {
-          tree::seg_of(a.tail.get(), 0, a.tail->count, tree::editable(a.tail.get())),
-          tree::seg_of(b.tail.get(), 0, b.tail->count, tree::editable(b.tail.get()))};
+      const typename tree::seg segs[2] = {tree::seg_of(a.tail.get(), 0, a.tail->count, tree::editable(a.tail.get())),
+                                          tree::seg_of(b.tail.get(), 0, b.tail->count, tree::editable(b.tail.get()))};
       a.tail = tree::build_leaves(segs, 2, tree::B, none);
       a.size += b.size;
       return a;
@@ -684,12 +674,8 @@ class rrb_vector<T, Bits>::const_iterator {
   friend difference_type operator-(const const_iterator& a, const const_iterator& b) noexcept {
     return static_cast<difference_type>(a.i_) - static_cast<difference_type>(b.i_);
   }
-  friend bool operator==(const const_iterator& a, const const_iterator& b) noexcept {
-    return a.i_ == b.i_;
-  }
-  friend auto operator<=>(const const_iterator& a, const const_iterator& b) noexcept {
-    return a.i_ <=> b.i_;
-  }
+  friend bool operator==(const const_iterator& a, const const_iterator& b) noexcept { return a.i_ == b.i_; }
+  friend auto operator<=>(const const_iterator& a, const const_iterator& b) noexcept { return a.i_ <=> b.i_; }
 
   /// Position of the iterator in its vector.
   size_type index() const noexcept { return i_; }

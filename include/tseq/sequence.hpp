@@ -59,13 +59,11 @@ class TensorSequence {
   TensorSequence erase(size_type i) &&;
 
   /// True if both are the same version (O(1) structural identity).
-  bool same_root(const TensorSequence& o) const noexcept {
-    return elem_type_ == o.elem_type_ && v_.same_root(o.v_);
-  }
+  bool same_root(const TensorSequence& o) const noexcept { return elem_type_ == o.elem_type_ && v_.same_root(o.v_); }
 
  private:
-  struct unchecked {};
-  TensorSequence(DataType elem_type, container_type tensors, unchecked) noexcept
+  struct Unchecked {};
+  TensorSequence(DataType elem_type, container_type tensors, Unchecked) noexcept
       : elem_type_(elem_type), v_(std::move(tensors)) {}
   friend struct SequenceAccess;
 
@@ -85,7 +83,7 @@ std::ostream& operator<<(std::ostream& os, const TensorSequence& s);
 /// For tseq's own operators: builds sequences without re-checking element types.
 struct SequenceAccess {
   static TensorSequence make(DataType elem_type, TensorSequence::container_type v) noexcept {
-    return TensorSequence(elem_type, std::move(v), TensorSequence::unchecked{});
+    return TensorSequence(elem_type, std::move(v), TensorSequence::Unchecked{});
   }
   static TensorSequence::container_type&& take(TensorSequence&& s) noexcept { return std::move(s.v_); }
 };

@@ -49,9 +49,9 @@ enum class DataType : std::int32_t {
 
 /// All 15 element types, in code order.
 inline constexpr DataType all_data_types[] = {
-    DataType::Float,  DataType::Uint8,   DataType::Int8,   DataType::Uint16,    DataType::Int16,
-    DataType::Int32,  DataType::Int64,   DataType::String, DataType::Bool,      DataType::Float16,
-    DataType::Double, DataType::Uint32,  DataType::Uint64, DataType::Complex64, DataType::Complex128};
+    DataType::Float,  DataType::Uint8,  DataType::Int8,   DataType::Uint16,    DataType::Int16,
+    DataType::Int32,  DataType::Int64,  DataType::String, DataType::Bool,      DataType::Float16,
+    DataType::Double, DataType::Uint32, DataType::Uint64, DataType::Complex64, DataType::Complex128};
 
 /// True for the 15 codes above.
 constexpr bool is_valid(DataType t) noexcept {
@@ -76,10 +76,10 @@ DataType data_type_from_code(std::int32_t code, std::string_view context);
 /// C++ type of each element type.
 template <DataType D>
 struct dtype_traits;
-#define TSEQ_DTYPE(D, T)                    \
-  template <>                               \
-  struct dtype_traits<DataType::D> {        \
-    using type = T;                         \
+#define TSEQ_DTYPE(D, T)             \
+  template <>                        \
+  struct dtype_traits<DataType::D> { \
+    using type = T;                  \
   };
 TSEQ_DTYPE(Float, float)
 TSEQ_DTYPE(Uint8, std::uint8_t)
@@ -106,15 +106,14 @@ namespace detail {
 template <class T, std::size_t... I>
 constexpr DataType data_type_of_impl(std::index_sequence<I...>) noexcept {
   DataType r{};
-  ((std::is_same_v<T, cpp_type_t<all_data_types[I]>> ? (r = all_data_types[I], true) : false) || ...);
+  (void)((std::is_same_v<T, cpp_type_t<all_data_types[I]>> ? (r = all_data_types[I], true) : false) || ...);
   return r;
 }
 }  // namespace detail
 
 /// DataType of C++ type T (only the 15 types above).
 template <class T>
-inline constexpr DataType data_type_of =
-    detail::data_type_of_impl<std::remove_cv_t<T>>(std::make_index_sequence<15>{});
+inline constexpr DataType data_type_of = detail::data_type_of_impl<std::remove_cv_t<T>>(std::make_index_sequence<15>{});
 
 /// True for the 15 C++ element types.
 template <class T>
@@ -124,21 +123,36 @@ inline constexpr bool is_element_type = is_valid(data_type_of<T>);
 template <class F>
 decltype(auto) visit_dtype(DataType t, F&& f) {
   switch (t) {
-    case DataType::Float: return f(std::type_identity<float>{});
-    case DataType::Uint8: return f(std::type_identity<std::uint8_t>{});
-    case DataType::Int8: return f(std::type_identity<std::int8_t>{});
-    case DataType::Uint16: return f(std::type_identity<std::uint16_t>{});
-    case DataType::Int16: return f(std::type_identity<std::int16_t>{});
-    case DataType::Int32: return f(std::type_identity<std::int32_t>{});
-    case DataType::Int64: return f(std::type_identity<std::int64_t>{});
-    case DataType::String: return f(std::type_identity<std::string>{});
-    case DataType::Bool: return f(std::type_identity<bool>{});
-    case DataType::Float16: return f(std::type_identity<Eigen::half>{});
-    case DataType::Double: return f(std::type_identity<double>{});
-    case DataType::Uint32: return f(std::type_identity<std::uint32_t>{});
-    case DataType::Uint64: return f(std::type_identity<std::uint64_t>{});
-    case DataType::Complex64: return f(std::type_identity<std::complex<float>>{});
-    case DataType::Complex128: return f(std::type_identity<std::complex<double>>{});
+    case DataType::Float:
+      return f(std::type_identity<float>{});
+    case DataType::Uint8:
+      return f(std::type_identity<std::uint8_t>{});
+    case DataType::Int8:
+      return f(std::type_identity<std::int8_t>{});
+    case DataType::Uint16:
+      return f(std::type_identity<std::uint16_t>{});
+    case DataType::Int16:
+      return f(std::type_identity<std::int16_t>{});
+    case DataType::Int32:
+      return f(std::type_identity<std::int32_t>{});
+    case DataType::Int64:
+      return f(std::type_identity<std::int64_t>{});
+    case DataType::String:
+      return f(std::type_identity<std::string>{});
+    case DataType::Bool:
+      return f(std::type_identity<bool>{});
+    case DataType::Float16:
+      return f(std::type_identity<Eigen::half>{});
+    case DataType::Double:
+      return f(std::type_identity<double>{});
+    case DataType::Uint32:
+      return f(std::type_identity<std::uint32_t>{});
+    case DataType::Uint64:
+      return f(std::type_identity<std::uint64_t>{});
+    case DataType::Complex64:
+      return f(std::type_identity<std::complex<float>>{});
+    case DataType::Complex128:
+      return f(std::type_identity<std::complex<double>>{});
   }
   throw TypeError("invalid element type code " + std::to_string(static_cast<std::int32_t>(t)));
 }
@@ -201,9 +215,7 @@ struct TensorStorage {
   static TensorStorage* create(DataType t, Shape s);
   static void destroy(TensorStorage* p) noexcept;
 
-  friend void intrusive_ptr_add_ref(TensorStorage* p) noexcept {
-    p->refs.fetch_add(1, std::memory_order_relaxed);
-  }
+  friend void intrusive_ptr_add_ref(TensorStorage* p) noexcept { p->refs.fetch_add(1, std::memory_order_relaxed); }
   friend void intrusive_ptr_release(TensorStorage* p) noexcept {
     if (p->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) destroy(p);
   }

@@ -46,17 +46,18 @@ void run(std::uint64_t seed, int steps) {
     };
     switch (rng() % 4) {
       case 0: {  // insert (also grows the sequence)
-      case 1:
-        const Tensor& x = pool[rng() % pool.size()];
-        if (rng() % 4 == 0) {
-          s = in_place ? sequence_insert(std::move(s), x) : sequence_insert(s, x);
-          m.push_back(x);
-        } else {
-          const auto [p, q] = position(n + 1);
-          s = in_place ? sequence_insert(std::move(s), x, tseq_test::i64(q)) : sequence_insert(s, x, tseq_test::i64(q));
-          m.insert(m.begin() + p, x);
-        }
-        break;
+        case 1:
+          const Tensor& x = pool[rng() % pool.size()];
+          if (rng() % 4 == 0) {
+            s = in_place ? sequence_insert(std::move(s), x) : sequence_insert(s, x);
+            m.push_back(x);
+          } else {
+            const auto [p, q] = position(n + 1);
+            s = in_place ? sequence_insert(std::move(s), x, tseq_test::i64(q))
+                         : sequence_insert(s, x, tseq_test::i64(q));
+            m.insert(m.begin() + p, x);
+          }
+          break;
       }
       case 2: {
         if (n == 0) {

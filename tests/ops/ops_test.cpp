@@ -78,8 +78,8 @@ TEST_P(EveryType, EmptyConstructLength) {
 }
 
 TEST_P(EveryType, EraseAtBoundaries) {
-  const std::vector<std::pair<std::int64_t, std::vector<int>>> cases = {
-      {-3, {1, 2}}, {-1, {0, 1}}, {0, {1, 2}}, {2, {0, 1}}, {1, {0, 2}}, {-2, {0, 2}}};
+  const std::vector<std::pair<std::int64_t, std::vector<int>>> cases = {{-3, {1, 2}}, {-1, {0, 1}}, {0, {1, 2}},
+                                                                        {2, {0, 1}},  {1, {0, 2}},  {-2, {0, 2}}};
   for (const auto& [p, keep] : cases) {
     for (const Tensor& pos : position_forms(p)) {
       const TensorSequence out = sequence_erase(s, pos);
@@ -141,9 +141,8 @@ INSTANTIATE_TEST_SUITE_P(Ops, EveryType, ::testing::ValuesIn(all_data_types),
 
 // Every error of the semantics reference, with its type and message.
 TEST(OpsErrors, PositionsOutOfRange) {
-  const TensorSequence s = sequence_construct(std::vector<Tensor>{tagged(DataType::Float, 0),
-                                                                   tagged(DataType::Float, 1),
-                                                                   tagged(DataType::Float, 2)});
+  const TensorSequence s = sequence_construct(
+      std::vector<Tensor>{tagged(DataType::Float, 0), tagged(DataType::Float, 1), tagged(DataType::Float, 2)});
   const TensorSequence e = sequence_empty(DataType::Float);
   const Tensor f = tagged(DataType::Float, 5);
   expect_error<IndexError>([&] { (void)sequence_erase(s, i64(5)); },
@@ -182,10 +181,14 @@ TEST(OpsErrors, BadPositionTensors) {
                           "SequenceErase: position must be an int32 or int64 tensor, got float");
   expect_error<TypeError>([&] { (void)sequence_at(s, Tensor::scalar<std::int16_t>(0)); },
                           "SequenceAt: position must be an int32 or int64 tensor, got int16");
-  expect_error<ShapeError>([&] { (void)sequence_insert(s, tagged(DataType::Int64, 1), Tensor::from_values<std::int64_t>(Shape{2}, {0, 1})); },
-                           "SequenceInsert: position must hold exactly one value (a scalar or shape [1]), got shape [2]");
-  expect_error<ShapeError>([&] { (void)sequence_at(s, Tensor::from_values<std::int64_t>(Shape{0}, std::vector<std::int64_t>{})); },
-                           "SequenceAt: position must hold exactly one value (a scalar or shape [1]), got shape [0]");
+  expect_error<ShapeError>(
+      [&] {
+        (void)sequence_insert(s, tagged(DataType::Int64, 1), Tensor::from_values<std::int64_t>(Shape{2}, {0, 1}));
+      },
+      "SequenceInsert: position must hold exactly one value (a scalar or shape [1]), got shape [2]");
+  expect_error<ShapeError>(
+      [&] { (void)sequence_at(s, Tensor::from_values<std::int64_t>(Shape{0}, std::vector<std::int64_t>{})); },
+      "SequenceAt: position must hold exactly one value (a scalar or shape [1]), got shape [0]");
 }
 
 TEST(OpsErrors, ElementTypes) {
@@ -194,12 +197,13 @@ TEST(OpsErrors, ElementTypes) {
                           "SequenceInsert: a int64 tensor cannot be inserted into a sequence of float tensors");
   expect_error<TypeError>(
       [&] {
-        (void)sequence_construct(std::vector<Tensor>{tagged(DataType::Float, 0), tagged(DataType::Float, 1),
-                                                     tagged(DataType::Double, 2)});
+        (void)sequence_construct(
+            std::vector<Tensor>{tagged(DataType::Float, 0), tagged(DataType::Float, 1), tagged(DataType::Double, 2)});
       },
       "SequenceConstruct: input 2 has type double but input 0 has type float; all inputs must share one element type");
-  expect_error<Error>([&] { (void)sequence_construct(std::vector<Tensor>{}); },
-                      "SequenceConstruct: needs at least 1 input tensor, got 0 (use SequenceEmpty for an empty sequence)");
+  expect_error<Error>(
+      [&] { (void)sequence_construct(std::vector<Tensor>{}); },
+      "SequenceConstruct: needs at least 1 input tensor, got 0 (use SequenceEmpty for an empty sequence)");
   expect_error<TypeError>([&] { (void)sequence_empty(static_cast<DataType>(16)); },
                           "SequenceEmpty: element type code 16 is not a sequence element type (valid: 1..15: float, "
                           "uint8, int8, uint16, int16, int32, int64, string, bool, float16, double, uint32, uint64, "

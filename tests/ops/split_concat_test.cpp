@@ -84,16 +84,26 @@ TEST(SplitToSequence, Errors) {
   expect_error<IndexError>([&] { (void)split_to_sequence(x, {}, -3); },
                            "SplitToSequence: axis -3 is out of range [-2, 1] for an input of shape [3, 6]");
   expect_error<ShapeError>([&] { (void)split_to_sequence(x, i64(0)); }, "SplitToSequence: scalar split 0 must be > 0");
-  expect_error<ShapeError>([&] { (void)split_to_sequence(x, i64(-2)); }, "SplitToSequence: scalar split -2 must be > 0");
-  expect_error<ShapeError>([&] { (void)split_to_sequence(x, Tensor::from_values<std::int64_t>(Shape{2}, {4, -1})); },
-                           "SplitToSequence: split entry 1 is -1; entries must be >= 0");
-  expect_error<ShapeError>([&] { (void)split_to_sequence(x, Tensor::from_values<std::int64_t>(Shape{2}, {1, 1})); },
-                           "SplitToSequence: split entries sum to 2 but axis 0 of shape [3, 6] has length 3");
+  expect_error<ShapeError>([&] { (void)split_to_sequence(x, i64(-2)); },
+                           "SplitToSequence: scalar split -2 must be > 0");
+  expect_error<ShapeError>(
+      [&] {
+        (void)split_to_sequence(x, Tensor::from_values<std::int64_t>(Shape{2}, {4, -1}));
+      },
+      "SplitToSequence: split entry 1 is -1; entries must be >= 0");
+  expect_error<ShapeError>(
+      [&] {
+        (void)split_to_sequence(x, Tensor::from_values<std::int64_t>(Shape{2}, {1, 1}));
+      },
+      "SplitToSequence: split entries sum to 2 but axis 0 of shape [3, 6] has length 3");
   expect_error<ShapeError>(
       [&] { (void)split_to_sequence(x, Tensor::from_values<std::int64_t>(Shape{0}, std::vector<std::int64_t>{})); },
       "SplitToSequence: split is empty but axis 0 has length 3");
-  expect_error<ShapeError>([&] { (void)split_to_sequence(x, Tensor::from_values<std::int64_t>(Shape{1, 1}, {3})); },
-                           "SplitToSequence: split must be a scalar or 1-D, got shape [1, 1]");
+  expect_error<ShapeError>(
+      [&] {
+        (void)split_to_sequence(x, Tensor::from_values<std::int64_t>(Shape{1, 1}, {3}));
+      },
+      "SplitToSequence: split must be a scalar or 1-D, got shape [1, 1]");
   expect_error<TypeError>([&] { (void)split_to_sequence(x, Tensor::scalar(1.f)); },
                           "SplitToSequence: split must be an int32 or int64 tensor, got float");
 }
@@ -103,8 +113,7 @@ TEST(ConcatFromSequence, ConcatAndStack) {
   // ONNX's test_sequence_model4 concatenates along axis 1.
   EXPECT_TRUE(equal(concat_from_sequence(s, 1), arange(Shape{2, 6})));
   EXPECT_TRUE(equal(concat_from_sequence(s, -1), arange(Shape{2, 6})));
-  EXPECT_TRUE(equal(concat_from_sequence(s, 0),
-                    floats({6, 2}, {0, 1, 6, 7, 2, 3, 8, 9, 4, 5, 10, 11})));
+  EXPECT_TRUE(equal(concat_from_sequence(s, 0), floats({6, 2}, {0, 1, 6, 7, 2, 3, 8, 9, 4, 5, 10, 11})));
   // ONNX's test_sequence_model5: stacking along a new last axis.
   const Tensor st = concat_from_sequence(s, -1, 1);
   EXPECT_EQ(st.shape(), (Shape{2, 2, 3}));
@@ -117,14 +126,16 @@ TEST(ConcatFromSequence, ConcatAndStack) {
   EXPECT_TRUE(equal(concat_from_sequence(scalars, 0, 1), floats({2}, {1, 2})));
   EXPECT_TRUE(equal(concat_from_sequence(scalars, -1, 1), floats({2}, {1, 2})));
   // Pieces of different lengths along the axis, including empty ones.
-  const TensorSequence ragged = split_to_sequence(arange(Shape{5, 2}), Tensor::from_values<std::int64_t>(Shape{4}, {2, 0, 3, 0}));
+  const TensorSequence ragged =
+      split_to_sequence(arange(Shape{5, 2}), Tensor::from_values<std::int64_t>(Shape{4}, {2, 0, 3, 0}));
   EXPECT_TRUE(equal(concat_from_sequence(ragged, 0), arange(Shape{5, 2})));
 }
 
 TEST(ConcatFromSequence, Errors) {
   const TensorSequence s = split_to_sequence(arange(Shape{2, 6}), i64(2), 1);
-  expect_error<Error>([&] { (void)concat_from_sequence(sequence_empty(), 0); },
-                      "ConcatFromSequence: the sequence is empty; at least 1 tensor is needed to know the output shape");
+  expect_error<Error>(
+      [&] { (void)concat_from_sequence(sequence_empty(), 0); },
+      "ConcatFromSequence: the sequence is empty; at least 1 tensor is needed to know the output shape");
   expect_error<Error>([&] { (void)concat_from_sequence(s, 0, 2); },
                       "ConcatFromSequence: new_axis 2 is invalid; it must be 0 or 1");
   expect_error<IndexError>([&] { (void)concat_from_sequence(s, 2); },

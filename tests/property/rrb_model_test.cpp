@@ -87,8 +87,8 @@ struct Script {
   void step(V& v, Model& m, bool in_place, std::size_t max_size) {
     const auto op = static_cast<Op>(pick(static_cast<std::size_t>(Op::kCount)));
     if (trace) {
-      std::printf("op %d in_place %d size %zu height %u\n", static_cast<int>(op), in_place ? 1 : 0,
-                  m.size(), v.height());
+      std::printf("op %d in_place %d size %zu height %u\n", static_cast<int>(op), in_place ? 1 : 0, m.size(),
+                  v.height());
     }
     auto apply = [&](auto&& f) { v = in_place ? f(std::move(v)) : f(std::as_const(v)); };
     const std::size_t n = m.size();
@@ -211,8 +211,7 @@ void run_seeds(std::uint64_t base, std::uint64_t count, std::size_t steps, std::
     Script<Bits> script(seed);
     script.run(steps, max_size, start_size);
     if (::testing::Test::HasFailure()) {
-      ADD_FAILURE() << "failing script: Bits=" << Bits << " seed=" << seed
-                    << " (rerun with TSEQ_SEED=" << seed << ")";
+      ADD_FAILURE() << "failing script: Bits=" << Bits << " seed=" << seed << " (rerun with TSEQ_SEED=" << seed << ")";
       return;
     }
   }

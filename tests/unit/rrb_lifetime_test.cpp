@@ -50,17 +50,34 @@ TEST_F(Lifetime, EveryElementDestroyedExactlyOnce) {
       V4 v = versions[rng() % versions.size()];
       const std::size_t n = v.size();
       switch (rng() % 7) {
-        case 0: v = std::move(v).push_back(Counted(s)); break;
-        case 1: if (n) v = v.erase(rng() % n); break;
-        case 2: v = std::move(v).insert(rng() % (n + 1), Counted(s)); break;
-        case 3: v = v.take(rng() % (n + 1)); break;
-        case 4: v = std::move(v).drop(rng() % (n + 1)); break;
-        case 5: v = v + versions[rng() % versions.size()]; break;
-        default: if (n) v = std::move(v).set(rng() % n, Counted(-s)); break;
+        case 0:
+          v = std::move(v).push_back(Counted(s));
+          break;
+        case 1:
+          if (n) v = v.erase(rng() % n);
+          break;
+        case 2:
+          v = std::move(v).insert(rng() % (n + 1), Counted(s));
+          break;
+        case 3:
+          v = v.take(rng() % (n + 1));
+          break;
+        case 4:
+          v = std::move(v).drop(rng() % (n + 1));
+          break;
+        case 5:
+          v = v + versions[rng() % versions.size()];
+          break;
+        default:
+          if (n) v = std::move(v).set(rng() % n, Counted(-s));
+          break;
       }
       if (v.size() > 4000) v = v.take(1000);
       v.check_invariants();
-      if (versions.size() < 40) versions.push_back(v); else versions[rng() % 40] = v;
+      if (versions.size() < 40)
+        versions.push_back(v);
+      else
+        versions[rng() % 40] = v;
     }
     EXPECT_GT(Counted::live, 0);
   }
@@ -201,9 +218,10 @@ TEST_F(Lifetime, StrongGuaranteeUnderThrowingCopiesAndAllocations) {
         {"concat_left", [&](const V4& v) { return other + v; }},
     };
     for (const auto& [name, op] : ops) {
-      strong_guarantee<V4>(input, op, [](long k) { return copy_fault(k); }, name + " (copy)");
-      strong_guarantee<V4>(input, op, [](long k) { return tseq_test::fail_allocation_at(k); },
-                           name + " (alloc)");
+      strong_guarantee<V4>(
+          input, op, [](long k) { return copy_fault(k); }, name + " (copy)");
+      strong_guarantee<V4>(
+          input, op, [](long k) { return tseq_test::fail_allocation_at(k); }, name + " (alloc)");
     }
   }
 }

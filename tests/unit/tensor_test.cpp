@@ -18,11 +18,11 @@ using tseq::Tensor;
 
 TEST(DataType, CodesAndNamesFollowOnnx) {
   const std::vector<std::pair<DataType, std::string>> expected = {
-      {DataType::Float, "float"},   {DataType::Uint8, "uint8"},       {DataType::Int8, "int8"},
-      {DataType::Uint16, "uint16"}, {DataType::Int16, "int16"},       {DataType::Int32, "int32"},
-      {DataType::Int64, "int64"},   {DataType::String, "string"},     {DataType::Bool, "bool"},
-      {DataType::Float16, "float16"}, {DataType::Double, "double"},   {DataType::Uint32, "uint32"},
-      {DataType::Uint64, "uint64"}, {DataType::Complex64, "complex64"}, {DataType::Complex128, "complex128"}};
+      {DataType::Float, "float"},     {DataType::Uint8, "uint8"},         {DataType::Int8, "int8"},
+      {DataType::Uint16, "uint16"},   {DataType::Int16, "int16"},         {DataType::Int32, "int32"},
+      {DataType::Int64, "int64"},     {DataType::String, "string"},       {DataType::Bool, "bool"},
+      {DataType::Float16, "float16"}, {DataType::Double, "double"},       {DataType::Uint32, "uint32"},
+      {DataType::Uint64, "uint64"},   {DataType::Complex64, "complex64"}, {DataType::Complex128, "complex128"}};
   int code = 1;
   for (const auto& [t, name] : expected) {
     EXPECT_EQ(static_cast<int>(t), code++);
@@ -39,8 +39,9 @@ TEST(DataType, CodesAndNamesFollowOnnx) {
     (void)tseq::data_type_from_code(16, "SequenceEmpty");
     FAIL();
   } catch (const tseq::TypeError& e) {
-    EXPECT_NE(std::string(e.what()).find("SequenceEmpty: element type code 16 is not a sequence element type (valid: 1..15"),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("SequenceEmpty: element type code 16 is not a sequence element type (valid: 1..15"),
+        std::string::npos)
         << e.what();
   }
   EXPECT_THROW((void)tseq::data_type_from_code(0, "x"), tseq::TypeError);
@@ -68,7 +69,8 @@ std::vector<T> sample_values() {
   } else if constexpr (std::is_same_v<T, bool>) {
     return {true, false, true, true, false, false};
   } else if constexpr (std::is_same_v<T, Eigen::half>) {
-    return {Eigen::half(1.5f), Eigen::half(-2.f), Eigen::half(0.f), Eigen::half(3.25f), Eigen::half(4.f), Eigen::half(5.f)};
+    return {Eigen::half(1.5f),  Eigen::half(-2.f), Eigen::half(0.f),
+            Eigen::half(3.25f), Eigen::half(4.f),  Eigen::half(5.f)};
   } else if constexpr (tseq::is_element_type<T>) {
     return {T(1), T(2), T(3), T(4), T(5), T(6)};
   }

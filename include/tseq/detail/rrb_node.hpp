@@ -20,7 +20,7 @@ template <class N>
 N* allocate_node() {
   void* p = nullptr;
   if constexpr (alignof(N) > __STDCPP_DEFAULT_NEW_ALIGNMENT__) {
-    p = ::operator new(sizeof(N), std::align_val_t{alignof(N)});
+    p = ::operator new (sizeof(N), std::align_val_t{alignof(N)});
   } else {
     p = ::operator new(sizeof(N));
   }
@@ -31,7 +31,7 @@ template <class N>
 void deallocate_node(N* n) noexcept {
   n->~N();
   if constexpr (alignof(N) > __STDCPP_DEFAULT_NEW_ALIGNMENT__) {
-    ::operator delete(static_cast<void*>(n), std::align_val_t{alignof(N)});
+    ::operator delete (static_cast<void*>(n), std::align_val_t{alignof(N)});
   } else {
     ::operator delete(static_cast<void*>(n));
   }
@@ -61,13 +61,10 @@ struct node {
   node& operator=(const node&) = delete;
   ~node() = default;
 
-  friend void intrusive_ptr_add_ref(node* n) noexcept {
-    n->refs.fetch_add(1, std::memory_order_relaxed);
-  }
+  friend void intrusive_ptr_add_ref(node* n) noexcept { n->refs.fetch_add(1, std::memory_order_relaxed); }
   friend void intrusive_ptr_release(node* n) noexcept {
     // Holding the only reference, nobody else can add one: no atomic update is needed.
-    if (n->refs.load(std::memory_order_acquire) == 1 ||
-        n->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    if (n->refs.load(std::memory_order_acquire) == 1 || n->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
       destroy_node(n);
     }
   }
@@ -79,7 +76,7 @@ struct leaf_node : node<T, Bits> {
   using base = node<T, Bits>;
   alignas(T) unsigned char buf[sizeof(T) * base::width];
 
-  leaf_node() noexcept : base(true) {}
+  leaf_node() noexcept : base(true) {}  // NOLINT(cppcoreguidelines-pro-type-member-init): raw element storage
   leaf_node(const leaf_node&) = delete;
   leaf_node& operator=(const leaf_node&) = delete;
   ~leaf_node() {
@@ -98,7 +95,7 @@ struct inner_node : node<T, Bits> {
   std::size_t sizes[base::width];
   base* child[base::width];
 
-  inner_node() noexcept : base(false) {}
+  inner_node() noexcept : base(false) {}  // NOLINT(cppcoreguidelines-pro-type-member-init): [0, count) are set
   inner_node(const inner_node&) = delete;
   inner_node& operator=(const inner_node&) = delete;
   ~inner_node() {

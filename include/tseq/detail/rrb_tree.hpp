@@ -42,13 +42,9 @@ struct rrb_tree {
   static leaf_t* as_leaf(node_t* n) noexcept { return static_cast<leaf_t*>(n); }
   static inner_t* as_inner(node_t* n) noexcept { return static_cast<inner_t*>(n); }
   static const leaf_t* as_leaf(const node_t* n) noexcept { return static_cast<const leaf_t*>(n); }
-  static const inner_t* as_inner(const node_t* n) noexcept {
-    return static_cast<const inner_t*>(n);
-  }
+  static const inner_t* as_inner(const node_t* n) noexcept { return static_cast<const inner_t*>(n); }
 
-  static bool editable(const node_t* n) noexcept {
-    return n->refs.load(std::memory_order_acquire) == 1;
-  }
+  static bool editable(const node_t* n) noexcept { return n->refs.load(std::memory_order_acquire) == 1; }
 
   static std::size_t size_of(const node_t* n) noexcept {
     return n->is_leaf ? n->count : as_inner(n)->sizes[n->count - 1];
@@ -58,7 +54,7 @@ struct rrb_tree {
   static constexpr std::size_t full_size(unsigned h) noexcept {
     const unsigned s = Bits * (h + 1);
     return s >= std::numeric_limits<std::size_t>::digits ? std::numeric_limits<std::size_t>::max()
-                                                          : std::size_t{1} << s;
+                                                         : std::size_t{1} << s;
   }
 
   static constexpr std::size_t radix(std::size_t i, unsigned h) noexcept {
@@ -196,8 +192,7 @@ struct rrb_tree {
 
   // New inner nodes at height h from k[from, to): `left` children in the first, the rest in a
   // second (`extra`) if any.
-  static ref build_inner(kids& k, std::size_t from, std::size_t to, std::size_t left, unsigned h,
-                         ref& extra) {
+  static ref build_inner(kids& k, std::size_t from, std::size_t to, std::size_t left, unsigned h, ref& extra) {
     ref out = new_inner();
     if (to - from > left) extra = new_inner();
     inner_t* a = as_inner(out.get());
@@ -316,8 +311,7 @@ struct rrb_tree {
         return n;
       }
       T* val = &v;
-      const seg segs[3] = {seg_of(n.get(), 0, i, false), {val, val + 1, true},
-                           seg_of(n.get(), i + 1, n->count, false)};
+      const seg segs[3] = {seg_of(n.get(), 0, i, false), {val, val + 1, true}, seg_of(n.get(), i + 1, n->count, false)};
       ref none;
       return build_leaves(segs, 3, B, none);
     }
@@ -382,8 +376,8 @@ struct rrb_tree {
         // Split in place: the elements after the cut move to a new right leaf; the left part
         // stays where it is (an in-place history keeps most leaves where they were built).
         const std::size_t left = split_point(B + 1, rightmost);
-        const seg tail[3] = {seg_of(l, std::min(left, i), i, true), {val, val + 1, true},
-                             seg_of(l, std::max(left, i + 1) - 1, B, true)};
+        const seg tail[3] = {
+            seg_of(l, std::min(left, i), i, true), {val, val + 1, true}, seg_of(l, std::max(left, i + 1) - 1, B, true)};
         const seg* from = i >= left ? tail : tail + 2;  // v in the right part, or not
         ref none;
         extra = build_leaves(from, i >= left ? 3 : 1, B, none);
@@ -646,8 +640,7 @@ struct rrb_tree {
   }
 
   // Checks (I1)-(I4) below n; returns the element count.
-  static std::size_t check(const node_t* n, unsigned h, bool is_root, bool rightmost,
-                           const std::string& path) {
+  static std::size_t check(const node_t* n, unsigned h, bool is_root, bool rightmost, const std::string& path) {
     if (n == nullptr) broken("null node at " + path);
     if (n->refs.load() == 0) broken("node with no references at " + path);
     if (n->is_leaf != (h == 0)) broken("leaf at wrong height at " + path);
@@ -655,8 +648,8 @@ struct rrb_tree {
       broken("node at " + path + " holds " + std::to_string(n->count) + " entries");
     }
     if (!is_root && !rightmost && n->count < m) {
-      broken("node at " + path + " holds " + std::to_string(n->count) + " < " +
-             std::to_string(m) + " entries and is neither root nor on the rightmost path");
+      broken("node at " + path + " holds " + std::to_string(n->count) + " < " + std::to_string(m) +
+             " entries and is neither root nor on the rightmost path");
     }
     if (h == 0) return n->count;
     const inner_t* in = as_inner(n);
@@ -665,8 +658,7 @@ struct rrb_tree {
     bool dense = true;
     for (std::uint32_t i = 0; i < in->count; ++i) {
       const bool last = i + 1 == in->count;
-      const std::size_t s =
-          check(in->child[i], h - 1, false, rightmost && last, path + "/" + std::to_string(i));
+      const std::size_t s = check(in->child[i], h - 1, false, rightmost && last, path + "/" + std::to_string(i));
       acc += s;
       if (in->sizes[i] != acc) broken("size table wrong at " + path + " slot " + std::to_string(i));
       if (!last && s != full_size(h - 1)) dense = false;
