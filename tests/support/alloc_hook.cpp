@@ -23,6 +23,7 @@ void* counted_alloc(std::size_t n, std::size_t align) {
   if (p == nullptr) throw std::bad_alloc();
   ++stats.allocations;
   stats.bytes += n;
+  if (n >= 256) ++stats.large_allocations;
   return p;
 }
 
@@ -45,7 +46,7 @@ bool fail_allocation_at::fired() const noexcept { return failure_fired; }
 count_allocations::count_allocations() noexcept : start_(stats) {}
 alloc_stats count_allocations::delta() const noexcept {
   return {stats.allocations - start_.allocations, stats.deallocations - start_.deallocations,
-          stats.bytes - start_.bytes};
+          stats.bytes - start_.bytes, stats.large_allocations - start_.large_allocations};
 }
 }  // namespace tseq_test
 

@@ -1,0 +1,89 @@
+#pragma once
+
+/// @file
+/// A small ONNX graph executor that uses tseq values: enough operators to run ONNX's
+/// sequence conformance cases (the sequence operators, SequenceMap, Optional*, If, Loop,
+/// Identity, Constant, Add, Not, Shape, Slice, Unsqueeze).
+///
+/// It is ownership-aware: a value whose last use is the node being run is moved into that
+/// node's operator, so a chain of SequenceInsert/SequenceErase on a sequence nobody else holds
+/// updates it in place (tseq::ops' rvalue overloads), without copying the tree.
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "tseq/onnx/value.hpp"
+
+namespace onnx {
+class ModelProto;
+}
+
+namespace tseq::onnx {
+
+/// A graph input or output: its name and declared type.
+struct ValueInfo {
+  std::string name;
+  ValueType type;
+  bool has_default = false;  ///< an input with an initializer: feeding it is optional
+};
+
+namespace detail {
+struct Graph;
+}
+
+/// A loaded, checked ONNX model. Immutable; share it between sessions and threads.
+class Model {
+ public:
+  /// Reads and checks a .onnx file. Throws tseq::Error naming the file and the problem
+  /// (unreadable, malformed, unsupported value types or operators, missing values).
+  static Model load(const std::filesystem::path& file);
+  /// Parses serialized ModelProto bytes; `name` is used in error messages.
+  static Model parse(std::span<const std::byte> bytes, std::string_view name);
+  /// Takes a ModelProto already in memory.
+  static Model from_proto(const ::onnx::ModelProto& proto, std::string_view name);
+
+  const std::string& name() const noexcept { return name_; }
+  const std::vector<ValueInfo>& inputs() const noexcept;
+  const std::vector<ValueInfo>& outputs() const noexcept;
+
+ private:
+  friend class Session;
+  Model(std::shared_ptr<const detail::Graph> g, std::string name) : graph_(std::move(g)), name_(std::move(name)) {}
+  std::shared_ptr<const detail::Graph> graph_;
+  std::string name_;
+};
+
+/// Counters of one run.
+struct RunStats {
+  std::size_t nodes = 0;          ///< nodes executed, subgraphs included
+  std::size_t moved_inputs = 0;   ///< inputs handed to an operator at their last use (no copy)
+  std::size_t shared_inputs = 0;  ///< inputs passed as a shared handle (still used later)
+};
+
+/// Runs a Model. Cheap to create; not for concurrent use (create one per thread).
+class Session {
+ public:
+  explicit Session(const Model& model) : model_(model) {}
+
+  /// Runs with inputs matched by name; inputs that have an initializer may be left out.
+  /// Returns the graph outputs in order. Throws tseq::Error naming the node that failed.
+  std::vector<Value> run(std::vector<std::pair<std::string, Value>> feeds);
+  /// Runs with the first inputs.size() graph inputs, in order.
+  std::vector<Value> run(std::vector<Value> inputs);
+
+  /// Counters of the last run.
+  const RunStats& stats() const noexcept { return stats_; }
+
+ private:
+  const Model& model_;
+  RunStats stats_;
+};
+
+}  // namespace tseq::onnx

@@ -1,0 +1,54 @@
+#pragma once
+
+/// @file
+/// Conversions between ONNX protobuf messages (TensorProto, SequenceProto, OptionalProto,
+/// TypeProto) and tseq values. Every malformed input (bad bytes, a data field that does not
+/// match the dtype, an element count that does not match the dims, an unknown dtype, external
+/// data) throws tseq::Error whose message starts with the given context (a file name), never
+/// crashes or reads out of bounds.
+
+#include <cstddef>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "tseq/onnx/value.hpp"
+
+namespace onnx {
+class TensorProto;
+class SequenceProto;
+class OptionalProto;
+class TypeProto;
+}  // namespace onnx
+
+namespace tseq::onnx {
+
+/// The tensor a TensorProto describes (raw_data or the typed field for its dtype).
+Tensor from_proto(const ::onnx::TensorProto& p, std::string_view context);
+/// A TensorProto holding t (raw_data for numeric types, string_data for strings).
+void to_proto(const Tensor& t, ::onnx::TensorProto& out, const std::string& name = {});
+
+/// The sequence a SequenceProto describes; `declared` gives the element type, needed when the
+/// sequence is empty (the bytes alone do not tell).
+TensorSequence from_proto(const ::onnx::SequenceProto& p, DataType declared, std::string_view context);
+void to_proto(const TensorSequence& s, ::onnx::SequenceProto& out, const std::string& name = {});
+
+/// The optional an OptionalProto describes, of declared type `declared`.
+OptionalValue from_proto(const ::onnx::OptionalProto& p, const ValueType& declared, std::string_view context);
+
+/// The ValueType of a TypeProto; throws Error for types tseq does not support (maps, sparse
+/// tensors, sequences of sequences, ...).
+ValueType from_proto(const ::onnx::TypeProto& p, std::string_view context);
+
+/// Parses serialized bytes as the message that `type` calls for (TensorProto, SequenceProto or
+/// OptionalProto) and converts it.
+Value parse_value(std::span<const std::byte> bytes, const ValueType& type, std::string_view context);
+
+/// Reads a .pb file and parses it as parse_value does; the file name is the error context.
+Value load_value(const std::filesystem::path& file, const ValueType& type);
+
+/// The whole content of a file. Throws Error naming the file if it cannot be read.
+std::string read_file(const std::filesystem::path& file);
+
+}  // namespace tseq::onnx

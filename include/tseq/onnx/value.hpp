@@ -1,0 +1,62 @@
+#pragma once
+
+/// @file
+/// Values that flow through an ONNX graph: a tensor, a sequence of tensors, or an optional of
+/// either; and their declared types.
+
+#include <memory>
+#include <string>
+#include <variant>
+
+#include "tseq/sequence.hpp"
+#include "tseq/tensor.hpp"
+
+namespace tseq::onnx {
+
+/// A declared ONNX type: tensor(T), seq(tensor(T)) or optional(tensor(T) | seq(tensor(T))).
+struct ValueType {
+  enum class Kind { Tensor, Sequence, Optional };
+  Kind kind = Kind::Tensor;
+  DataType elem_type = DataType::Float;  ///< the tensors' element type at the bottom
+  Kind optional_of = Kind::Tensor;       ///< for Optional: what it may hold
+
+  static ValueType tensor(DataType t) { return {Kind::Tensor, t, Kind::Tensor}; }
+  static ValueType sequence(DataType t) { return {Kind::Sequence, t, Kind::Tensor}; }
+  static ValueType optional(Kind of, DataType t) { return {Kind::Optional, t, of}; }
+  friend bool operator==(const ValueType&, const ValueType&) = default;
+};
+
+/// "tensor(float)", "seq(tensor(int64))", "optional(seq(tensor(float)))".
+std::string to_string(const ValueType& t);
+
+struct Value;
+
+/// An optional value: empty, or holding a tensor or a sequence. `type` is its declared type
+/// (kept for empty optionals).
+struct OptionalValue {
+  std::shared_ptr<const Value> element;  ///< null when empty
+  ValueType type;
+  bool has_value() const noexcept { return element != nullptr; }
+};
+
+/// A graph value. Copying one shares its payloads (tensors and sequences are persistent).
+struct Value : std::variant<Tensor, TensorSequence, OptionalValue> {
+  using variant::variant;
+  bool is_tensor() const noexcept { return index() == 0; }
+  bool is_sequence() const noexcept { return index() == 1; }
+  bool is_optional() const noexcept { return index() == 2; }
+  const Tensor& tensor() const { return std::get<Tensor>(*this); }
+  const TensorSequence& sequence() const { return std::get<TensorSequence>(*this); }
+  const OptionalValue& optional() const { return std::get<OptionalValue>(*this); }
+};
+
+/// What kind of value v is ("tensor(float)", "seq(tensor(float))", "optional(...)", "empty optional").
+std::string describe(const Value& v);
+
+/// Value equality as the ONNX backend tests compare: same kind; tensors of the same dtype and
+/// shape with floating-point values within rtol/atol (|a - b| <= atol + rtol * |b|), integers,
+/// bools and strings exactly; sequences by length and element by element; optionals by
+/// presence and content. On a difference, returns false and describes it in `why`.
+bool close(const Value& actual, const Value& expected, double rtol, double atol, std::string* why = nullptr);
+
+}  // namespace tseq::onnx

@@ -1,0 +1,380 @@
+// TensorProto / SequenceProto / OptionalProto / TypeProto <-> tseq values.
+
+#include "tseq/onnx/proto.hpp"
+
+#include <bit>
+#include <climits>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "onnx/onnx-data_pb.h"
+#include "onnx/onnx_pb.h"
+
+namespace tseq::onnx {
+
+namespace {
+
+using ::onnx::TensorProto;
+
+std::string context_of(std::string_view ctx, const std::string& name) {
+  std::string r(ctx);
+  if (!name.empty()) r += ": tensor '" + name + "'";
+  return r;
+}
+
+[[noreturn]] void fail(const std::string& where, const std::string& what) { throw Error(where + ": " + what); }
+
+// Which repeated field carries each dtype when raw_data is absent.
+enum class Field { Float, Int32, String, Int64, Double, Uint64 };
+
+Field field_of(DataType t) {
+  switch (t) {
+    case DataType::Float:
+    case DataType::Complex64:
+      return Field::Float;
+    case DataType::Int64:
+      return Field::Int64;
+    case DataType::String:
+      return Field::String;
+    case DataType::Double:
+    case DataType::Complex128:
+      return Field::Double;
+    case DataType::Uint32:
+    case DataType::Uint64:
+      return Field::Uint64;
+    default:
+      return Field::Int32;  // int8/16/32, uint8/16, bool, float16
+  }
+}
+
+const char* field_name(Field f) {
+  switch (f) {
+    case Field::Float:
+      return "float_data";
+    case Field::Int32:
+      return "int32_data";
+    case Field::String:
+      return "string_data";
+    case Field::Int64:
+      return "int64_data";
+    case Field::Double:
+      return "double_data";
+    case Field::Uint64:
+      return "uint64_data";
+  }
+  return "?";
+}
+
+int field_size(const TensorProto& p, Field f) {
+  switch (f) {
+    case Field::Float:
+      return p.float_data_size();
+    case Field::Int32:
+      return p.int32_data_size();
+    case Field::String:
+      return p.string_data_size();
+    case Field::Int64:
+      return p.int64_data_size();
+    case Field::Double:
+      return p.double_data_size();
+    case Field::Uint64:
+      return p.uint64_data_size();
+  }
+  return 0;
+}
+
+template <class T>
+T from_little_endian(const unsigned char* b) {
+  T v;
+  std::memcpy(&v, b, sizeof(T));
+  if constexpr (std::endian::native == std::endian::big && sizeof(T) > 1) {
+    unsigned char tmp[sizeof(T)];
+    std::memcpy(tmp, &v, sizeof(T));
+    for (std::size_t i = 0; i < sizeof(T) / 2; ++i) std::swap(tmp[i], tmp[sizeof(T) - 1 - i]);
+    std::memcpy(&v, tmp, sizeof(T));
+  }
+  return v;
+}
+
+// Narrow integer types travel in int32_data; each value must fit.
+template <class T>
+T narrow(std::int32_t v, const std::string& where, std::size_t i) {
+  if constexpr (std::is_same_v<T, bool>) {
+    if (v != 0 && v != 1)
+      fail(where, "int32_data[" + std::to_string(i) + "] = " + std::to_string(v) + " is not a bool (0 or 1)");
+    return v != 0;
+  } else if constexpr (std::is_same_v<T, Eigen::half>) {
+    if (v < 0 || v > 0xFFFF) {
+      fail(where,
+           "int32_data[" + std::to_string(i) + "] = " + std::to_string(v) + " is not a float16 bit pattern (0..65535)");
+    }
+    return Eigen::numext::bit_cast<Eigen::half>(static_cast<std::uint16_t>(v));
+  } else {
+    if (v < std::numeric_limits<T>::min() || v > std::numeric_limits<T>::max()) {
+      fail(where, "int32_data[" + std::to_string(i) + "] = " + std::to_string(v) + " does not fit " +
+                      dtype_name(data_type_of<T>));
+    }
+    return static_cast<T>(v);
+  }
+}
+
+}  // namespace
+
+Tensor from_proto(const TensorProto& p, std::string_view context) {
+  const std::string where = context_of(context, p.name());
+  if (p.data_location() == TensorProto::EXTERNAL || p.external_data_size() > 0) {
+    fail(where, "external data is not supported (the payload is stored in another file)");
+  }
+  if (p.has_segment()) fail(where, "segmented tensors are not supported");
+  const std::int32_t code = p.data_type();
+  if (code < 1 || code > 15) {
+    fail(where, "data type " + std::to_string(code) +
+                    " is not supported (valid: 1..15: float, uint8, int8, uint16, int16, int32, int64, string, bool, "
+                    "float16, double, uint32, uint64, complex64, complex128)");
+  }
+  const auto t = static_cast<DataType>(code);
+  Shape shape(std::span<const std::int64_t>(p.dims().data(), static_cast<std::size_t>(p.dims_size())));
+  std::int64_t count = 0;
+  try {
+    count = shape.num_elements();
+  } catch (const ShapeError& e) {
+    fail(where, e.what());
+  }
+  const Field own = field_of(t);
+  for (Field f : {Field::Float, Field::Int32, Field::String, Field::Int64, Field::Double, Field::Uint64}) {
+    if (f != own && field_size(p, f) > 0) {
+      fail(where, std::string(field_name(f)) + " does not belong to a " + dtype_name(t) + " tensor (expected " +
+                      (t == DataType::String ? "string_data" : std::string("raw_data or ") + field_name(own)) + ")");
+    }
+  }
+  const bool complex = t == DataType::Complex64 || t == DataType::Complex128;
+  const auto n = static_cast<std::size_t>(count);
+  if (p.has_raw_data()) {
+    if (t == DataType::String) fail(where, "a string tensor cannot use raw_data");
+    if (field_size(p, own) > 0) fail(where, std::string("both raw_data and ") + field_name(own) + " are set");
+    const std::size_t elem = dtype_size(t);
+    if (n > std::numeric_limits<std::size_t>::max() / elem || p.raw_data().size() != n * elem) {
+      fail(where, "raw_data has " + std::to_string(p.raw_data().size()) + " bytes; shape " + to_string(shape) + " of " +
+                      dtype_name(t) + " needs " + std::to_string(n) + " x " + std::to_string(elem));
+    }
+    TensorBuffer b(t, shape);
+    const auto* raw = reinterpret_cast<const unsigned char*>(p.raw_data().data());
+    visit_dtype(t, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (std::is_same_v<T, std::string>) {
+      } else if constexpr (std::is_same_v<T, bool>) {
+        auto out = b.values<bool>();
+        for (std::size_t i = 0; i < n; ++i) out[i] = raw[i] != 0;
+      } else if constexpr (std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>) {
+        using R = typename T::value_type;
+        auto out = b.values<T>();
+        for (std::size_t i = 0; i < n; ++i) {
+          out[i] =
+              T(from_little_endian<R>(raw + 2 * i * sizeof(R)), from_little_endian<R>(raw + (2 * i + 1) * sizeof(R)));
+        }
+      } else if constexpr (std::is_same_v<T, Eigen::half>) {
+        auto out = b.values<T>();
+        for (std::size_t i = 0; i < n; ++i) {
+          out[i] = Eigen::numext::bit_cast<Eigen::half>(from_little_endian<std::uint16_t>(raw + 2 * i));
+        }
+      } else {
+        auto out = b.values<T>();
+        for (std::size_t i = 0; i < n; ++i) out[i] = from_little_endian<T>(raw + i * sizeof(T));
+      }
+    });
+    return std::move(b).freeze();
+  }
+  const auto have = static_cast<std::size_t>(field_size(p, own));
+  const std::size_t want = complex ? 2 * n : n;
+  if (have != want) {
+    fail(where, std::string(field_name(own)) + " has " + std::to_string(have) + " values; shape " + to_string(shape) +
+                    " of " + dtype_name(t) + " needs " + std::to_string(want));
+  }
+  TensorBuffer b(t, shape);
+  visit_dtype(t, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    auto out = b.values<T>();
+    if constexpr (std::is_same_v<T, std::string>) {
+      for (std::size_t i = 0; i < n; ++i) out[i] = p.string_data(static_cast<int>(i));
+    } else if constexpr (std::is_same_v<T, float>) {
+      for (std::size_t i = 0; i < n; ++i) out[i] = p.float_data(static_cast<int>(i));
+    } else if constexpr (std::is_same_v<T, double>) {
+      for (std::size_t i = 0; i < n; ++i) out[i] = p.double_data(static_cast<int>(i));
+    } else if constexpr (std::is_same_v<T, std::complex<float>>) {
+      for (std::size_t i = 0; i < n; ++i) {
+        out[i] = T(p.float_data(static_cast<int>(2 * i)), p.float_data(static_cast<int>(2 * i + 1)));
+      }
+    } else if constexpr (std::is_same_v<T, std::complex<double>>) {
+      for (std::size_t i = 0; i < n; ++i) {
+        out[i] = T(p.double_data(static_cast<int>(2 * i)), p.double_data(static_cast<int>(2 * i + 1)));
+      }
+    } else if constexpr (std::is_same_v<T, std::int64_t>) {
+      for (std::size_t i = 0; i < n; ++i) out[i] = p.int64_data(static_cast<int>(i));
+    } else if constexpr (std::is_same_v<T, std::uint64_t>) {
+      for (std::size_t i = 0; i < n; ++i) out[i] = p.uint64_data(static_cast<int>(i));
+    } else if constexpr (std::is_same_v<T, std::uint32_t>) {
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::uint64_t v = p.uint64_data(static_cast<int>(i));
+        if (v > std::numeric_limits<std::uint32_t>::max()) {
+          fail(where, "uint64_data[" + std::to_string(i) + "] = " + std::to_string(v) + " does not fit uint32");
+        }
+        out[i] = static_cast<std::uint32_t>(v);
+      }
+    } else {
+      for (std::size_t i = 0; i < n; ++i) out[i] = narrow<T>(p.int32_data(static_cast<int>(i)), where, i);
+    }
+  });
+  return std::move(b).freeze();
+}
+
+void to_proto(const Tensor& t, TensorProto& out, const std::string& name) {
+  out.Clear();
+  if (!name.empty()) out.set_name(name);
+  out.set_data_type(static_cast<std::int32_t>(t.dtype()));
+  for (std::int64_t d : t.shape()) out.add_dims(d);
+  if (t.dtype() == DataType::String) {
+    for (const std::string& s : t.values<std::string>()) out.add_string_data(s);
+    return;
+  }
+  const auto bytes = t.raw_data();
+  std::string raw(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  if constexpr (std::endian::native == std::endian::big) {
+    const std::size_t w = t.dtype() == DataType::Complex64    ? 4
+                          : t.dtype() == DataType::Complex128 ? 8
+                                                              : dtype_size(t.dtype());
+    for (std::size_t i = 0; i + w <= raw.size(); i += w)
+      std::reverse(raw.begin() + static_cast<std::ptrdiff_t>(i), raw.begin() + static_cast<std::ptrdiff_t>(i + w));
+  }
+  out.set_raw_data(std::move(raw));
+}
+
+TensorSequence from_proto(const ::onnx::SequenceProto& p, DataType declared, std::string_view context) {
+  std::string where(context);
+  if (!p.name().empty()) where += ": sequence '" + p.name() + "'";
+  if (p.sequence_values_size() > 0 || p.map_values_size() > 0 || p.optional_values_size() > 0) {
+    fail(where, "sequences of sequences, maps or optionals are not supported (only sequences of tensors)");
+  }
+  if (p.elem_type() != ::onnx::SequenceProto::TENSOR && !(p.elem_type() == 0 && p.tensor_values_size() == 0)) {
+    fail(where, "elem_type " + std::to_string(p.elem_type()) + " is not supported (only 1, TENSOR)");
+  }
+  TensorSequence::container_type::builder b;
+  for (int i = 0; i < p.tensor_values_size(); ++i) {
+    Tensor t = from_proto(p.tensor_values(i), where + " element " + std::to_string(i));
+    if (t.dtype() != declared) {
+      throw TypeError(where + ": element " + std::to_string(i) + " is " + dtype_name(t.dtype()) +
+                      " but the sequence is declared seq(tensor(" + dtype_name(declared) + "))");
+    }
+    b.push_back(std::move(t));
+  }
+  return TensorSequence(declared, std::move(b).persistent());
+}
+
+void to_proto(const TensorSequence& s, ::onnx::SequenceProto& out, const std::string& name) {
+  out.Clear();
+  if (!name.empty()) out.set_name(name);
+  out.set_elem_type(::onnx::SequenceProto::TENSOR);
+  for (const Tensor& t : s) to_proto(t, *out.add_tensor_values());
+}
+
+OptionalValue from_proto(const ::onnx::OptionalProto& p, const ValueType& declared, std::string_view context) {
+  std::string where(context);
+  if (!p.name().empty()) where += ": optional '" + p.name() + "'";
+  OptionalValue r{nullptr, declared};
+  switch (p.elem_type()) {
+    case ::onnx::OptionalProto::UNDEFINED:
+      return r;
+    case ::onnx::OptionalProto::TENSOR: {
+      if (declared.optional_of != ValueType::Kind::Tensor)
+        fail(where, "holds a tensor but is declared " + to_string(declared));
+      Tensor t = from_proto(p.tensor_value(), where);
+      if (t.dtype() != declared.elem_type) {
+        throw TypeError(where + ": holds a " + dtype_name(t.dtype()) + " tensor but is declared " +
+                        to_string(declared));
+      }
+      r.element = std::make_shared<const Value>(std::move(t));
+      return r;
+    }
+    case ::onnx::OptionalProto::SEQUENCE:
+      if (declared.optional_of != ValueType::Kind::Sequence)
+        fail(where, "holds a sequence but is declared " + to_string(declared));
+      r.element = std::make_shared<const Value>(from_proto(p.sequence_value(), declared.elem_type, where));
+      return r;
+    default:
+      fail(where, "elem_type " + std::to_string(p.elem_type()) + " is not supported (0, 1 TENSOR or 3 SEQUENCE)");
+  }
+}
+
+namespace {
+DataType tensor_elem(const ::onnx::TypeProto_Tensor& t, const std::string& where) {
+  const std::int32_t c = t.elem_type();
+  if (c < 1 || c > 15) fail(where, "element type " + std::to_string(c) + " is not supported (valid: 1..15)");
+  return static_cast<DataType>(c);
+}
+}  // namespace
+
+ValueType from_proto(const ::onnx::TypeProto& p, std::string_view context) {
+  const std::string where(context);
+  if (p.has_tensor_type()) return ValueType::tensor(tensor_elem(p.tensor_type(), where));
+  if (p.has_sequence_type()) {
+    const auto& e = p.sequence_type().elem_type();
+    if (!e.has_tensor_type()) fail(where, "only sequences of tensors are supported");
+    return ValueType::sequence(tensor_elem(e.tensor_type(), where));
+  }
+  if (p.has_optional_type()) {
+    const auto& e = p.optional_type().elem_type();
+    if (e.has_tensor_type()) return ValueType::optional(ValueType::Kind::Tensor, tensor_elem(e.tensor_type(), where));
+    if (e.has_sequence_type() && e.sequence_type().elem_type().has_tensor_type()) {
+      return ValueType::optional(ValueType::Kind::Sequence,
+                                 tensor_elem(e.sequence_type().elem_type().tensor_type(), where));
+    }
+    fail(where, "only optionals of tensors or of sequences of tensors are supported");
+  }
+  fail(where, "type is not supported (only tensors, sequences of tensors and optionals of those)");
+}
+
+Value parse_value(std::span<const std::byte> bytes, const ValueType& type, std::string_view context) {
+  const std::string where(context);
+  if (bytes.size() > static_cast<std::size_t>(INT_MAX)) fail(where, "too large to parse (over 2 GiB)");
+  const auto size = static_cast<int>(bytes.size());
+  switch (type.kind) {
+    case ValueType::Kind::Tensor: {
+      TensorProto p;
+      if (!p.ParseFromArray(bytes.data(), size)) fail(where, "malformed TensorProto");
+      Tensor t = from_proto(p, where);
+      if (t.dtype() != type.elem_type) {
+        throw TypeError(where + ": holds a " + dtype_name(t.dtype()) + " tensor but " + to_string(type) +
+                        " is declared");
+      }
+      return t;
+    }
+    case ValueType::Kind::Sequence: {
+      ::onnx::SequenceProto p;
+      if (!p.ParseFromArray(bytes.data(), size)) fail(where, "malformed SequenceProto");
+      return from_proto(p, type.elem_type, where);
+    }
+    case ValueType::Kind::Optional: {
+      ::onnx::OptionalProto p;
+      if (!p.ParseFromArray(bytes.data(), size)) fail(where, "malformed OptionalProto");
+      return from_proto(p, type, where);
+    }
+  }
+  fail(where, "unknown value kind");
+}
+
+std::string read_file(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw Error(file.string() + ": cannot be opened");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw Error(file.string() + ": read error");
+  return ss.str();
+}
+
+Value load_value(const std::filesystem::path& file, const ValueType& type) {
+  const std::string bytes = read_file(file);
+  return parse_value(std::as_bytes(std::span<const char>(bytes.data(), bytes.size())), type, file.string());
+}
+
+}  // namespace tseq::onnx

@@ -1,0 +1,220 @@
+// The executor: in-place chains, persistence of inputs, subgraphs, errors, and the
+// conformance runner's own verdicts.
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "onnx/model_builder.hpp"
+#include "support/alloc_hook.hpp"
+#include "tseq/onnx/executor.hpp"
+#include "tseq/onnx/proto.hpp"
+#include "tseq/ops.hpp"
+
+namespace {
+
+using namespace tseq;
+using namespace tseq::onnx;
+using namespace tseq_test;
+
+Tensor i64(std::int64_t v) { return Tensor::scalar<std::int64_t>(v); }
+
+TensorSequence big_sequence(std::size_t n) {
+  std::vector<Tensor> v;
+  for (std::size_t i = 0; i < n; ++i) v.push_back(Tensor::scalar(static_cast<float>(i)));
+  return TensorSequence(DataType::Float, v);
+}
+
+// s -> SequenceErase(pos) -> SequenceInsert(t, pos) -> ... k times -> out
+::onnx::ModelProto erase_insert_chain(int k) {
+  ::onnx::GraphProto g;
+  g.set_name("chain");
+  add_input(g, "s0", DataType::Float, true);
+  to_proto(i64(7), *g.add_initializer(), "pos");
+  to_proto(Tensor::scalar(-1.f), *g.add_initializer(), "t");
+  std::string cur = "s0";
+  for (int i = 0; i < k; ++i) {
+    const std::string e = "e" + std::to_string(i);
+    const std::string s = "s" + std::to_string(i + 1);
+    add_node(g, "SequenceErase", {cur, "pos"}, {e});
+    add_node(g, "SequenceInsert", {e, "t", "pos"}, {s});
+    cur = s;
+  }
+  add_node(g, "Identity", {cur}, {"out"});
+  add_output(g, "out", DataType::Float, true);
+  return make_model(g);
+}
+
+TEST(Executor, ChainOnAnOwnedSequenceRunsInPlace) {
+  const Model m = Model::from_proto(erase_insert_chain(50), "chain");
+  Session session(m);
+  TensorSequence input = big_sequence(100000);
+  const Tensor first = input[0];
+  count_allocations c;
+  std::vector<Value> args;
+  args.emplace_back(std::move(input));
+  const auto out = session.run(std::move(args));
+  // The sequence moves from node to node (101 hops), and so do the two initializers at their
+  // last use; tree nodes are 256 bytes or more, the executor's own bookkeeping is smaller.
+  EXPECT_EQ(session.stats().moved_inputs, 103u);
+  EXPECT_EQ(c.delta().large_allocations, 0) << "in place: no tree node copied";
+  ASSERT_EQ(out[0].sequence().size(), 100000u);
+  EXPECT_TRUE(out[0].sequence()[0].shares_storage_with(first));
+  EXPECT_EQ(out[0].sequence()[7].value<float>(0), -1.f);
+}
+
+TEST(Executor, ASharedInputIsNeverChanged) {
+  const Model m = Model::from_proto(erase_insert_chain(3), "chain");
+  Session session(m);
+  const TensorSequence input = big_sequence(1000);
+  count_allocations c;
+  const auto out = session.run(std::vector<Value>{Value(input)});
+  // The caller still holds the input: the first op copies its path (root, leaf); the result
+  // is then owned by the executor and the rest of the chain runs in place.
+  EXPECT_GE(c.delta().large_allocations, 2);
+  EXPECT_LE(c.delta().large_allocations, 4);
+  EXPECT_EQ(input.size(), 1000u);
+  EXPECT_EQ(input[7].value<float>(0), 7.f);
+  EXPECT_EQ(out[0].sequence()[7].value<float>(0), -1.f);
+}
+
+TEST(Executor, AValueReadTwiceIsMovedOnlyAtItsLastUse) {
+  ::onnx::GraphProto g;
+  add_input(g, "s", DataType::Float, true);
+  to_proto(i64(0), *g.add_initializer(), "zero");
+  to_proto(i64(-1), *g.add_initializer(), "last");
+  add_node(g, "SequenceErase", {"s", "zero"}, {"a"});
+  add_node(g, "SequenceErase", {"s", "last"}, {"b"});
+  add_node(g, "SequenceLength", {"s"}, {"n"});
+  add_output(g, "a", DataType::Float, true);
+  add_output(g, "b", DataType::Float, true);
+  add_output(g, "n", DataType::Int64, false);
+  const Model m = Model::from_proto(make_model(g), "twice");
+  Session session(m);
+  const auto out = session.run(std::vector<Value>{Value(big_sequence(5))});
+  EXPECT_EQ(out[0].sequence()[0].value<float>(0), 1.f);
+  EXPECT_EQ(out[1].sequence()[3].value<float>(0), 3.f);
+  EXPECT_EQ(out[1].sequence().size(), 4u);
+  EXPECT_EQ(out[2].tensor().value<std::int64_t>(0), 5);
+  EXPECT_EQ(session.stats().moved_inputs, 3u) << "s at its last use (SequenceLength) and the two initializers";
+}
+
+TEST(Executor, SubgraphsSeeOuterValues) {
+  ::onnx::GraphProto then_branch;
+  then_branch.set_name("then");
+  add_node(then_branch, "SequenceLength", {"s"}, {"n"});
+  add_output(then_branch, "n", DataType::Int64, false);
+  ::onnx::GraphProto else_branch;
+  else_branch.set_name("else");
+  add_node(else_branch, "Identity", {"zero"}, {"z"});
+  add_output(else_branch, "z", DataType::Int64, false);
+  ::onnx::GraphProto g;
+  add_input(g, "c", DataType::Bool, false);
+  add_input(g, "s", DataType::Float, true);
+  to_proto(i64(0), *g.add_initializer(), "zero");
+  auto* n = add_node(g, "If", {"c"}, {"r"});
+  add_graph_attribute(n, "then_branch", then_branch);
+  add_graph_attribute(n, "else_branch", else_branch);
+  add_output(g, "r", DataType::Int64, false);
+  const Model m = Model::from_proto(make_model(g), "if");
+  Session session(m);
+  EXPECT_EQ(session.run({Value(Tensor::scalar(true)), Value(big_sequence(4))})[0].tensor().value<std::int64_t>(0), 4);
+  EXPECT_EQ(session.run({Value(Tensor::scalar(false)), Value(big_sequence(4))})[0].tensor().value<std::int64_t>(0), 0);
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(Executor, ErrorsNameTheModelTheNodeAndTheProblem) {
+  ::onnx::GraphProto g;
+  add_input(g, "s", DataType::Float, true);
+  add_node(g, "Frobnicate", {"s"}, {"y"}, "f1");
+  add_output(g, "y", DataType::Float, true);
+  EXPECT_EQ(error_of([&] { (void)Model::from_proto(make_model(g), "m.onnx"); }),
+            "m.onnx: node 0 'f1' (Frobnicate): operator Frobnicate is not supported by tseq's executor");
+
+  ::onnx::GraphProto missing;
+  add_input(missing, "s", DataType::Float, true);
+  add_node(missing, "SequenceErase", {"s", "nowhere"}, {"y"});
+  add_output(missing, "y", DataType::Float, true);
+  EXPECT_EQ(error_of([&] { (void)Model::from_proto(make_model(missing), "m.onnx"); }),
+            "m.onnx: value 'nowhere' is used but no node, input or initializer provides it");
+
+  const Model chain = Model::from_proto(erase_insert_chain(1), "chain.onnx");
+  Session session(chain);
+  EXPECT_EQ(error_of([&] { (void)session.run(std::vector<Value>{}); }),
+            "chain.onnx: input 's0' (seq(tensor(float))) was not given");
+  try {
+    (void)session.run(std::vector<Value>{Value(big_sequence(3))});
+    FAIL();
+  } catch (const IndexError& e) {
+    EXPECT_STREQ(e.what(),
+                 "chain.onnx: graph 'chain': node 0 (SequenceErase): SequenceErase: position 7 is out of "
+                 "range [-3, 2] for a sequence of 3 tensors");
+  }
+  EXPECT_EQ(
+      error_of([&] { (void)session.run(std::vector<Value>{Value(i64(1))}); }),
+      "chain.onnx: graph 'chain': node 0 (SequenceErase): input 0 must be a sequence, got tensor(int64) of shape []");
+  const std::string bytes = "not a model";
+  EXPECT_EQ(
+      error_of([&] { (void)Model::parse(std::as_bytes(std::span<const char>(bytes.data(), bytes.size())), "x.onnx"); }),
+      "x.onnx: malformed ModelProto");
+}
+
+// The conformance runner passes a correct case and fails a wrong one.
+TEST(ConformanceRunner, TellsPassFromFail) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / ("tseq_runner_" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  auto write_case = [&](const std::string& name, float expected_first) {
+    const fs::path dir = root / "cases" / name;
+    fs::create_directories(dir / "test_data_set_0");
+    std::ofstream(dir / "model.onnx", std::ios::binary) << make_model(([] {
+                                                             ::onnx::GraphProto g;
+                                                             add_input(g, "s", DataType::Float, true);
+                                                             to_proto(i64(0), *g.add_initializer(), "zero");
+                                                             add_node(g, "SequenceErase", {"s", "zero"}, {"y"});
+                                                             add_output(g, "y", DataType::Float, true);
+                                                             return g;
+                                                           })())
+                                                               .SerializeAsString();
+    ::onnx::SequenceProto in;
+    to_proto(big_sequence(3), in);
+    std::ofstream(dir / "test_data_set_0" / "input_0.pb", std::ios::binary) << in.SerializeAsString();
+    ::onnx::SequenceProto out;
+    to_proto(TensorSequence(DataType::Float, std::vector<Tensor>{Tensor::scalar(expected_first), Tensor::scalar(2.f)}),
+             out);
+    std::ofstream(dir / "test_data_set_0" / "output_0.pb", std::ios::binary) << out.SerializeAsString();
+  };
+  write_case("good", 1.f);
+  write_case("bad", 5.f);
+  const std::string cmd = std::string(TSEQ_ONNX_TEST_EXE) + " " + (root / "cases").string() + " 2>&1";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string output;
+  char buf[512];
+  while (std::fgets(buf, sizeof buf, p) != nullptr) output += buf;
+  const int status = ::pclose(p);
+  EXPECT_NE(output.find("PASS cases/good"), std::string::npos) << output;
+  EXPECT_NE(output.find("FAIL cases/bad: test_data_set_0 output 0 ('y'): sequence element 0: element 0 differs"),
+            std::string::npos)
+      << output;
+  EXPECT_NE(output.find("1 passed, 1 failed"), std::string::npos) << output;
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  const std::string missing =
+      std::string(TSEQ_ONNX_TEST_EXE) + " --skip-missing " + (root / "nope").string() + " >/dev/null";
+  EXPECT_EQ(WEXITSTATUS(std::system(missing.c_str())), 77);
+  fs::remove_all(root);
+}
+
+}  // namespace
