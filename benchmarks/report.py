@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Summarise a tseq_bench JSON file: ratio tables, the issue's targets, and a log-log plot.
+"""Summarise benchmark JSON files: ratio tables, the targets, and log-log plots.
 
-usage: report.py RESULTS.json OUTDIR
-Writes OUTDIR/summary.md (the tables) and OUTDIR/erase.png (via gnuplot, if present).
+usage: report.py OUTDIR RESULTS.json [MORE.json ...]
+Writes OUTDIR/summary.md (the tables), OUTDIR/erase.png and OUTDIR/executor.png (via gnuplot,
+if present). Extra files (tseq_bench_executor's, run_ort.js's) are merged into the same tables.
 """
 import json
 import math
@@ -12,12 +13,12 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-IMPLS = ["tseq", "tseq_move", "naive", "deep", "std_vector", "tseq_iter"]
+IMPLS = ["tseq", "tseq_move", "naive", "deep", "std_vector", "tseq_iter", "ort"]
 
 
-def load(path):
+def load(path, rows=None):
     data = json.loads(Path(path).read_text())
-    rows = {}
+    rows = {} if rows is None else rows
     for b in data["benchmarks"]:
         if b.get("run_type") == "aggregate":
             continue
@@ -73,6 +74,8 @@ def tables(rows):
             ratios.append(("tseq_move/tseq", "tseq_move", "tseq"))
         if "std_vector" in impls and "tseq" in impls:
             ratios.append(("tseq/std_vector", "tseq", "std_vector"))
+        if "ort" in impls and "tseq" in impls:
+            ratios.append(("ort/tseq", "ort", "tseq"))
         head += [r[0] for r in ratios]
         lines = [f"### {title}", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for n in sorted(by_n):
@@ -136,6 +139,25 @@ def targets(rows):
               f"({pct:.3f}%)")
     else:
         check("memory", None, "")
+    e0, ek = t("ExecutorLoopErase", "-", "tseq", 0), t("ExecutorLoopErase", "-", "tseq", 50000)
+    if e0 is not None and ek is not None:
+        per = (ek - e0) / 50000
+        m5 = t("SequenceErase", "middle", "tseq_move", 10**5)
+        res.append(f"- [info] executor: Loop of 50,000 SequenceErase on a 10^5 sequence, {fmt_time(per)} per erase "
+                   f"(operator level, in place, n=10^5: {fmt_time(m5)} per erase+push_back)")
+    i3, i5 = t("ExecutorLoopInsert", "-", "tseq", 1000), t("ExecutorLoopInsert", "-", "tseq", 100000)
+    check("executor: append loop time linear in k (t(10^5)/t(10^3) within 50x..200x)",
+          None if not (i3 and i5) else 50 <= i5 / i3 <= 200, fmt_ratio(i5, i3))
+    o3, o4 = t("ExecutorLoopInsert", "-", "ort", 1000), t("ExecutorLoopInsert", "-", "ort", 10000)
+    if o3 and o4:
+        i4 = t("ExecutorLoopInsert", "-", "tseq", 10000)
+        res.append(f"- [info] ONNX Runtime append loop: t(10^4)/t(10^3) = {fmt_ratio(o4, o3)} (tseq: {fmt_ratio(i4, i3)}); "
+                   f"at k=10^4 ONNX Runtime takes {fmt_time(o4)}, tseq {fmt_time(i4)} ({fmt_ratio(o4, i4)})")
+    oe0, oe3 = t("ExecutorLoopErase", "-", "ort", 0), t("ExecutorLoopErase", "-", "ort", 1000)
+    te3 = t("ExecutorLoopErase", "-", "tseq", 1000)
+    if oe0 and oe3 and e0 and te3:
+        res.append(f"- [info] ONNX Runtime Loop of 1,000 SequenceErase on 10^5: {fmt_time((oe3 - oe0) / 1000)} per erase, "
+                   f"tseq {fmt_time((te3 - e0) / 1000)} ({fmt_ratio(oe3 - oe0, te3 - e0)})")
     return "\n".join(res)
 
 
@@ -178,12 +200,45 @@ plot {plots}
     return png
 
 
+def plot_executor(rows, outdir):
+    gnuplot = shutil.which("gnuplot")
+    ks = sorted({k[4] for k in rows if k[0] == "ExecutorLoopInsert"})
+    if not gnuplot or not ks:
+        return None
+    dat = outdir / "executor.dat"
+    with dat.open("w") as f:
+        f.write("# k tseq ort\n")
+        for k in ks:
+            vals = []
+            for impl in ("tseq", "ort"):
+                b = rows.get(("ExecutorLoopInsert", "-", impl, 16, k))
+                vals.append(f"{ns(b):.3f}" if b else "NaN")
+            f.write(f"{k} " + " ".join(vals) + "\n")
+    png = outdir / "executor.png"
+    script = f"""
+set terminal pngcairo size 900,600 font 'sans,11' noenhanced
+set output '{png}'
+set logscale xy
+set xlabel 'k: SequenceInsert appends in one Loop'
+set ylabel 'time of the whole model run (ns)'
+set title 'Building a sequence by k appends inside an ONNX Loop'
+set key top left
+set grid
+plot '{dat}' using 1:2 with linespoints lw 2 pt 7 title 'tseq executor', \\
+     '{dat}' using 1:3 with linespoints lw 2 pt 7 title 'ONNX Runtime (onnxruntime-node, CPU)'
+"""
+    subprocess.run([gnuplot], input=script, text=True, check=True)
+    return png
+
+
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) < 3:
         print(__doc__)
         return 2
-    context, rows = load(sys.argv[1])
-    outdir = Path(sys.argv[2])
+    outdir = Path(sys.argv[1])
+    context, rows = load(sys.argv[2])
+    for extra in sys.argv[3:]:
+        load(extra, rows)
     outdir.mkdir(parents=True, exist_ok=True)
     host = context.get("host_name", "?")
     cpus = context.get("num_cpus", "?")
@@ -192,9 +247,9 @@ def main():
     summary = f"{header}\n\n## Targets\n\n{targets(rows)}\n\n## Tables (time per operation)\n\n{tables(rows)}\n"
     (outdir / "summary.md").write_text(summary)
     print(summary)
-    png = plot(rows, outdir)
-    if png:
-        print(f"plot: {png}")
+    for png in (plot(rows, outdir), plot_executor(rows, outdir)):
+        if png:
+            print(f"plot: {png}")
     return 0
 
 

@@ -10,6 +10,8 @@
 #include <set>
 #include <unordered_map>
 
+#include <boost/container/small_vector.hpp>
+
 #include "onnx/onnx-data_pb.h"
 #include "onnx/onnx_pb.h"
 #include "tseq/onnx/proto.hpp"
@@ -27,6 +29,8 @@ struct Node {
   std::vector<std::string> outputs;
   std::map<std::string, std::shared_ptr<const Graph>> subgraphs;  // by attribute name
   std::vector<bool> move_input;  // input j may be moved: this node is that value's last use
+  std::vector<int> in_slots;     // slot of input j; -1: absent ("") or from an enclosing graph
+  std::vector<int> out_slots;
 };
 
 struct Graph {
@@ -37,6 +41,12 @@ struct Graph {
   std::vector<std::pair<std::string, Value>> initializers;
   std::vector<Node> nodes;           // in execution order
   std::set<std::string> free_names;  // taken from enclosing graphs
+  // Every value defined here (inputs, initializers, node outputs) lives in a slot of the run's
+  // scope: no map look-up or allocation per value at run time.
+  std::unordered_map<std::string, int> slot_of;
+  std::vector<int> input_slots;
+  std::vector<int> output_slots;  // -1: an output taken from an enclosing graph
+  std::vector<std::pair<int, Value>> initializer_slots;
 };
 
 }  // namespace detail
@@ -45,7 +55,8 @@ namespace {
 
 using detail::Graph;
 using detail::Node;
-using Inputs = std::vector<std::optional<Value>>;
+using Inputs = boost::container::small_vector<std::optional<Value>, 4>;
+using Values = boost::container::small_vector<Value, 2>;
 
 const std::set<std::string> kSupported = {"Add",
                                           "Not",
@@ -234,25 +245,51 @@ std::shared_ptr<const Graph> compile(const ::onnx::GraphProto& gp, std::shared_p
       n.move_input[j] = !later_in_same_node;
     }
   }
+
+  auto slot = [&](const std::string& name) {
+    auto [it, fresh] = g->slot_of.try_emplace(name, static_cast<int>(g->slot_of.size()));
+    return it->second;
+  };
+  for (const auto& i : g->inputs) g->input_slots.push_back(slot(i.name));
+  for (const auto& [name, v] : g->initializers) g->initializer_slots.emplace_back(slot(name), v);
+  for (Node& n : g->nodes) {
+    for (const auto& o : n.outputs) n.out_slots.push_back(o.empty() ? -1 : slot(o));
+  }
+  for (Node& n : g->nodes) {
+    for (const auto& in : n.inputs) {
+      auto it = g->slot_of.find(in);
+      n.in_slots.push_back(in.empty() || it == g->slot_of.end() ? -1 : it->second);
+    }
+  }
+  for (const auto& o : g->outputs) {
+    auto it = g->slot_of.find(o.name);
+    g->output_slots.push_back(it == g->slot_of.end() ? -1 : it->second);
+  }
   return g;
 }
 
 // ---- running ----------------------------------------------------------------------------------
 
 struct Scope {
-  std::unordered_map<std::string, Value> values;
+  const Graph* graph;
+  std::vector<std::optional<Value>> slots;
   const Scope* parent = nullptr;
 
+  explicit Scope(const Graph& g, const Scope* p = nullptr) : graph(&g), slots(g.slot_of.size()), parent(p) {}
+
+  // A value by name, here or in an enclosing scope (subgraphs read outer values this way).
   const Value* find(const std::string& name) const {
     for (const Scope* s = this; s != nullptr; s = s->parent) {
-      auto it = s->values.find(name);
-      if (it != s->values.end()) return &it->second;
+      auto it = s->graph->slot_of.find(name);
+      if (it != s->graph->slot_of.end() && s->slots[static_cast<std::size_t>(it->second)]) {
+        return &*s->slots[static_cast<std::size_t>(it->second)];
+      }
     }
     return nullptr;
   }
 };
 
-std::vector<Value> run_graph(const Graph& g, Scope& scope, RunStats& stats);
+Values run_graph(const Graph& g, Scope& scope, RunStats& stats);
 
 const ::onnx::AttributeProto* attribute(const Node& n, const std::string& name) {
   for (const auto& a : n.proto->attribute()) {
@@ -522,18 +559,18 @@ Tensor constant(const Node& n) {
 }
 
 // Runs a subgraph with the given inputs bound to its declared inputs.
-std::vector<Value> call(const Graph& g, std::vector<Value> args, const Scope& outer, RunStats& stats) {
+Values call(const Graph& g, Values args, const Scope& outer, RunStats& stats) {
   if (args.size() != g.inputs.size()) {
     throw Error("subgraph '" + g.name + "' takes " + std::to_string(g.inputs.size()) + " inputs, given " +
                 std::to_string(args.size()));
   }
-  Scope s;
-  s.parent = &outer;
-  for (std::size_t i = 0; i < args.size(); ++i) s.values.insert_or_assign(g.inputs[i].name, std::move(args[i]));
+  Scope s(g, &outer);
+  for (std::size_t i = 0; i < args.size(); ++i)
+    s.slots[static_cast<std::size_t>(g.input_slots[i])] = std::move(args[i]);
   return run_graph(g, s, stats);
 }
 
-std::vector<Value> loop(const Node& n, Inputs& in, const Scope& scope, RunStats& stats) {
+Values loop(const Node& n, Inputs& in, const Scope& scope, RunStats& stats) {
   const Graph& body = subgraph(n, "body");
   const auto max_trip = optional_tensor(in, 0);
   const auto cond_in = optional_tensor(in, 1);
@@ -544,17 +581,17 @@ std::vector<Value> loop(const Node& n, Inputs& in, const Scope& scope, RunStats&
     trips = v[0];
   }
   bool cond = cond_in ? bool_scalar(*cond_in, "Loop cond") : true;
-  std::vector<Value> carried;
+  Values carried;
   for (std::size_t j = 2; j < in.size(); ++j) carried.push_back(std::move(required(in, j)));
   const std::size_t n_scan = body.outputs.size() - 1 - carried.size();
   if (body.outputs.size() < 1 + carried.size()) throw Error("Loop: the body has too few outputs");
   std::vector<std::vector<Tensor>> scans(n_scan);
   for (std::int64_t i = 0; i < trips && cond; ++i) {
-    std::vector<Value> args;
+    Values args;
     args.emplace_back(Tensor::scalar<std::int64_t>(i));
     args.emplace_back(Tensor::scalar(cond));
     for (auto& c : carried) args.push_back(std::move(c));
-    std::vector<Value> out = call(body, std::move(args), scope, stats);
+    Values out = call(body, std::move(args), scope, stats);
     if (!out[0].is_tensor()) throw TypeError("Loop: the body's condition output must be a tensor");
     cond = bool_scalar(out[0].tensor(), "Loop body condition");
     for (std::size_t c = 0; c < carried.size(); ++c) carried[c] = std::move(out[1 + c]);
@@ -564,7 +601,7 @@ std::vector<Value> loop(const Node& n, Inputs& in, const Scope& scope, RunStats&
       scans[k].push_back(v.tensor());
     }
   }
-  std::vector<Value> result = std::move(carried);
+  Values result = std::move(carried);
   for (std::size_t k = 0; k < n_scan; ++k) {
     const DataType t = body.outputs[1 + result.size() + k].type.elem_type;
     if (scans[k].empty()) {
@@ -576,7 +613,7 @@ std::vector<Value> loop(const Node& n, Inputs& in, const Scope& scope, RunStats&
   return result;
 }
 
-std::vector<Value> sequence_map(const Node& n, Inputs& in, const Scope& scope, RunStats& stats) {
+Values sequence_map(const Node& n, Inputs& in, const Scope& scope, RunStats& stats) {
   const Graph& body = subgraph(n, "body");
   const TensorSequence first = take_sequence(in, 0);
   const std::size_t count = first.size();
@@ -586,7 +623,7 @@ std::vector<Value> sequence_map(const Node& n, Inputs& in, const Scope& scope, R
   }
   std::vector<TensorSequence::container_type::builder> outs(body.outputs.size());
   for (std::size_t i = 0; i < count; ++i) {
-    std::vector<Value> args;
+    Values args;
     args.emplace_back(first[i]);
     for (std::size_t j = 1; j < in.size(); ++j) {
       const Value& v = required(in, j);
@@ -600,23 +637,23 @@ std::vector<Value> sequence_map(const Node& n, Inputs& in, const Scope& scope, R
         args.push_back(v);
       }
     }
-    std::vector<Value> out = call(body, std::move(args), scope, stats);
+    Values out = call(body, std::move(args), scope, stats);
     for (std::size_t k = 0; k < out.size(); ++k) {
       if (!out[k].is_tensor()) throw TypeError("SequenceMap: body output " + std::to_string(k) + " must be a tensor");
       outs[k].push_back(out[k].tensor());
     }
   }
-  std::vector<Value> result;
+  Values result;
   for (std::size_t k = 0; k < outs.size(); ++k) {
     result.emplace_back(TensorSequence(body.outputs[k].type.elem_type, std::move(outs[k]).persistent()));
   }
   return result;
 }
 
-std::vector<Value> run_node(const Node& n, Inputs in, const Scope& scope, RunStats& stats) {
+Values run_node(const Node& n, Inputs in, const Scope& scope, RunStats& stats) {
   const std::string& op = n.op;
   auto one = [](Value v) {
-    std::vector<Value> r;
+    Values r;
     r.push_back(std::move(v));
     return r;
   };
@@ -720,50 +757,60 @@ std::vector<Value> run_node(const Node& n, Inputs in, const Scope& scope, RunSta
   throw Error("operator " + op + " is not supported");
 }
 
-std::vector<Value> run_graph(const Graph& g, Scope& scope, RunStats& stats) {
-  for (const auto& [name, v] : g.initializers) scope.values.try_emplace(name, v);
+Values run_graph(const Graph& g, Scope& scope, RunStats& stats) {
+  for (const auto& [slot, v] : g.initializer_slots) {
+    auto& cell = scope.slots[static_cast<std::size_t>(slot)];
+    if (!cell) cell = v;  // a default, unless the input was fed
+  }
   for (const Node& n : g.nodes) {
     Inputs in(n.inputs.size());
     for (std::size_t j = 0; j < n.inputs.size(); ++j) {
       const std::string& name = n.inputs[j];
       if (name.empty()) continue;
-      if (n.move_input[j]) {
-        auto it = scope.values.find(name);
-        if (it != scope.values.end()) {
-          in[j] = std::move(it->second);
-          scope.values.erase(it);
-          ++stats.moved_inputs;
+      const int slot = n.in_slots[j];
+      if (slot >= 0) {
+        auto& cell = scope.slots[static_cast<std::size_t>(slot)];
+        if (cell) {
+          if (n.move_input[j]) {
+            in[j] = std::move(cell);
+            cell.reset();
+            ++stats.moved_inputs;
+          } else {
+            in[j] = *cell;
+            ++stats.shared_inputs;
+          }
           continue;
         }
       }
-      const Value* v = scope.find(name);
-      if (v == nullptr)
+      const Value* v = scope.parent != nullptr ? scope.parent->find(name) : nullptr;
+      if (v == nullptr) {
         throw Error((g.name.empty() ? "" : "graph '" + g.name + "': ") + n.label + ": value '" + name +
                     "' is not available");
+      }
       in[j] = *v;
       ++stats.shared_inputs;
     }
     ++stats.nodes;
-    std::vector<Value> out;
+    Values out;
     try {
       out = run_node(n, std::move(in), scope, stats);
     } catch (...) {
       rethrow_with((g.name.empty() ? "" : "graph '" + g.name + "': ") + n.label + ": ");
     }
-    for (std::size_t j = 0; j < n.outputs.size() && j < out.size(); ++j) {
-      if (!n.outputs[j].empty()) scope.values.insert_or_assign(n.outputs[j], std::move(out[j]));
+    for (std::size_t j = 0; j < n.out_slots.size() && j < out.size(); ++j) {
+      if (n.out_slots[j] >= 0) scope.slots[static_cast<std::size_t>(n.out_slots[j])] = std::move(out[j]);
     }
   }
-  std::vector<Value> result;
-  for (const auto& o : g.outputs) {
-    auto it = scope.values.find(o.name);
-    if (it != scope.values.end()) {
-      result.push_back(std::move(it->second));
-      scope.values.erase(it);
-    } else if (const Value* v = scope.find(o.name)) {
+  Values result;
+  for (std::size_t i = 0; i < g.outputs.size(); ++i) {
+    const int slot = g.output_slots[i];
+    if (slot >= 0 && scope.slots[static_cast<std::size_t>(slot)]) {
+      result.push_back(std::move(*scope.slots[static_cast<std::size_t>(slot)]));
+      scope.slots[static_cast<std::size_t>(slot)].reset();
+    } else if (const Value* v = scope.parent != nullptr ? scope.parent->find(g.outputs[i].name) : nullptr) {
       result.push_back(*v);
     } else {
-      throw Error("graph '" + g.name + "': output '" + o.name + "' was not produced");
+      throw Error("graph '" + g.name + "': output '" + g.outputs[i].name + "' was not produced");
     }
   }
   return result;
@@ -803,19 +850,22 @@ const std::vector<ValueInfo>& Model::outputs() const noexcept { return graph_->o
 std::vector<Value> Session::run(std::vector<std::pair<std::string, Value>> feeds) {
   stats_ = {};
   const Graph& g = *model_.graph_;
-  Scope scope;
+  Scope scope(g);
   for (auto& [name, v] : feeds) {
     auto it = std::find_if(g.inputs.begin(), g.inputs.end(), [&](const ValueInfo& i) { return i.name == name; });
     if (it == g.inputs.end()) throw Error(model_.name() + ": '" + name + "' is not an input of the graph");
-    scope.values.insert_or_assign(name, std::move(v));
+    scope.slots[static_cast<std::size_t>(g.input_slots[static_cast<std::size_t>(it - g.inputs.begin())])] =
+        std::move(v);
   }
-  for (const ValueInfo& i : g.inputs) {
-    if (!i.has_default && scope.values.count(i.name) == 0) {
-      throw Error(model_.name() + ": input '" + i.name + "' (" + to_string(i.type) + ") was not given");
+  for (std::size_t i = 0; i < g.inputs.size(); ++i) {
+    if (!g.inputs[i].has_default && !scope.slots[static_cast<std::size_t>(g.input_slots[i])]) {
+      throw Error(model_.name() + ": input '" + g.inputs[i].name + "' (" + to_string(g.inputs[i].type) +
+                  ") was not given");
     }
   }
   try {
-    return run_graph(g, scope, stats_);
+    Values out = run_graph(g, scope, stats_);
+    return std::vector<Value>(std::make_move_iterator(out.begin()), std::make_move_iterator(out.end()));
   } catch (...) {
     rethrow_with(model_.name() + ": ");
   }

@@ -59,9 +59,11 @@ TEST(Executor, ChainOnAnOwnedSequenceRunsInPlace) {
   args.emplace_back(std::move(input));
   const auto out = session.run(std::move(args));
   // The sequence moves from node to node (101 hops), and so do the two initializers at their
-  // last use; tree nodes are 256 bytes or more, the executor's own bookkeeping is smaller.
+  // last use. Tree nodes are 256 bytes or more; the run's only other large allocation is its
+  // table of value slots. A persistent chain would copy 2+ nodes per operator.
   EXPECT_EQ(session.stats().moved_inputs, 103u);
-  EXPECT_EQ(c.delta().large_allocations, 0) << "in place: no tree node copied";
+  EXPECT_LE(c.delta().large_allocations, 1) << "in place: no tree node copied";
+  EXPECT_LE(c.delta().allocations, 10);
   ASSERT_EQ(out[0].sequence().size(), 100000u);
   EXPECT_TRUE(out[0].sequence()[0].shares_storage_with(first));
   EXPECT_EQ(out[0].sequence()[7].value<float>(0), -1.f);
@@ -75,8 +77,8 @@ TEST(Executor, ASharedInputIsNeverChanged) {
   const auto out = session.run(std::vector<Value>{Value(input)});
   // The caller still holds the input: the first op copies its path (root, leaf); the result
   // is then owned by the executor and the rest of the chain runs in place.
-  EXPECT_GE(c.delta().large_allocations, 2);
-  EXPECT_LE(c.delta().large_allocations, 4);
+  EXPECT_GE(c.delta().large_allocations, 3);
+  EXPECT_LE(c.delta().large_allocations, 5);
   EXPECT_EQ(input.size(), 1000u);
   EXPECT_EQ(input[7].value<float>(0), 7.f);
   EXPECT_EQ(out[0].sequence()[7].value<float>(0), -1.f);

@@ -23,6 +23,14 @@ inline void add_input(::onnx::GraphProto& g, const std::string& name, tseq::Data
   vi->set_name(name);
   sequence ? set_sequence_type(vi->mutable_type(), d) : set_tensor_type(vi->mutable_type(), d);
 }
+
+// A rank-0 tensor input (ONNX Runtime wants Loop body inputs to declare their shapes).
+inline void add_scalar_input(::onnx::GraphProto& g, const std::string& name, tseq::DataType d) {
+  auto* vi = g.add_input();
+  vi->set_name(name);
+  set_tensor_type(vi->mutable_type(), d);
+  vi->mutable_type()->mutable_tensor_type()->mutable_shape();
+}
 inline void add_output(::onnx::GraphProto& g, const std::string& name, tseq::DataType d, bool sequence) {
   auto* vi = g.add_output();
   vi->set_name(name);
