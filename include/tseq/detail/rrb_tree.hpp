@@ -108,42 +108,61 @@ struct rrb_tree {
     ++l->count;
   }
 
-  // Fills new leaves with the concatenation of segs: the first holds `left` elements, a
-  // second (returned in `extra`) the rest, if any.
-  static ref build_leaves(const seg* segs, std::size_t nsegs, std::size_t left, ref& extra) {
-    ref out = new_leaf();
-    leaf_t* cur = as_leaf(out.get());
-    std::size_t k = 0;  // elements constructed in cur; published to cur->count on every exit
-    struct publish {
-      leaf_t*& l;
-      std::size_t& k;
-      ~publish() { l->count = static_cast<std::uint32_t>(k); }
-    } guard{cur, k};
-    for (std::size_t s = 0; s < nsegs; ++s) {
-      const bool steal = segs[s].steal;
-      for (T* p = segs[s].first; p != segs[s].last; ++p) {
-        if (k == left && cur == out.get()) {
-          cur->count = static_cast<std::uint32_t>(k);
-          extra = new_leaf();
-          cur = as_leaf(extra.get());
-          k = 0;
-        }
-        void* d = cur->data() + k;
-        if (steal) {
-          ::new (d) T(std::move(*p));
-        } else {
-          ::new (d) T(*p);
-        }
-        ++k;
-      }
-    }
-    return out;
-  }
-
   static std::size_t entries(const seg* segs, std::size_t nsegs) noexcept {
     std::size_t k = 0;
     for (std::size_t s = 0; s < nsegs; ++s) k += static_cast<std::size_t>(segs[s].last - segs[s].first);
     return k;
+  }
+
+  // Constructs in the empty leaf l elements [from, to) of the concatenation of segs. On an
+  // exception, l->count covers exactly the elements constructed.
+  static void fill(leaf_t* l, const seg* segs, std::size_t nsegs, std::size_t from, std::size_t to) {
+    T* d = l->data();
+    std::uint32_t k = 0;
+    auto run = [&] {
+      std::size_t skip = from;
+      std::size_t left = to - from;
+      for (std::size_t s = 0; s < nsegs && left > 0; ++s) {
+        const auto len = static_cast<std::size_t>(segs[s].last - segs[s].first);
+        if (skip >= len) {
+          skip -= len;
+          continue;
+        }
+        T* p = segs[s].first + skip;
+        T* end = p + std::min(len - skip, left);
+        skip = 0;
+        left -= static_cast<std::size_t>(end - p);
+        if (segs[s].steal) {
+          for (; p != end; ++p, ++k) ::new (static_cast<void*>(d + k)) T(std::move(*p));
+        } else {
+          for (; p != end; ++p, ++k) ::new (static_cast<void*>(d + k)) T(*p);
+        }
+      }
+    };
+    if constexpr (std::is_nothrow_copy_constructible_v<T> && std::is_nothrow_move_constructible_v<T>) {
+      run();
+    } else {
+      try {
+        run();
+      } catch (...) {
+        l->count = k;
+        throw;
+      }
+    }
+    l->count = k;
+  }
+
+  // Fills new leaves with the concatenation of segs: the first holds `left` elements, a
+  // second (returned in `extra`) the rest, if any.
+  static ref build_leaves(const seg* segs, std::size_t nsegs, std::size_t left, ref& extra) {
+    const std::size_t total = entries(segs, nsegs);
+    ref out = new_leaf();
+    fill(as_leaf(out.get()), segs, nsegs, 0, std::min(total, left));
+    if (total > left) {
+      extra = new_leaf();
+      fill(as_leaf(extra.get()), segs, nsegs, left, total);
+    }
+    return out;
   }
 
   // Where to cut k > B entries into two nodes: the right one is on the rightmost path (may stay
