@@ -260,18 +260,21 @@ class rrb_vector {
     return finish(concat_impl(a.copy_state(), b.copy_state()), nullptr);
   }
   friend rrb_vector operator+(rrb_vector&& a, const rrb_vector& b) {
+    if (&a == &b) return std::as_const(a) + b;  // std::move(v) + v
     check_concat(a.size(), b.size());
     holder_ptr h = std::move(a.h_);
     state sa = steal_state(h);
     return finish(concat_impl(std::move(sa), b.copy_state()), std::move(h));
   }
   friend rrb_vector operator+(const rrb_vector& a, rrb_vector&& b) {
+    if (&a == &b) return a + std::as_const(b);
     check_concat(a.size(), b.size());
     holder_ptr h = std::move(b.h_);
     state sb = steal_state(h);
     return finish(concat_impl(a.copy_state(), std::move(sb)), std::move(h));
   }
   friend rrb_vector operator+(rrb_vector&& a, rrb_vector&& b) {
+    if (&a == &b) return std::as_const(a) + std::as_const(b);
     check_concat(a.size(), b.size());
     holder_ptr h = std::move(a.h_);
     holder_ptr hb = std::move(b.h_);

@@ -3,6 +3,7 @@
 // An element type that counts its constructions, copies and destructions, detects double
 // destruction, and can be told to throw on the k-th copy (after Abseil's InstanceTracker idea).
 
+#include <atomic>
 #include <cstdint>
 #include <stdexcept>
 
@@ -14,13 +15,20 @@ struct copy_failure : std::runtime_error {
 
 class Counted {
  public:
-  static inline long live = 0;
-  static inline long copies = 0;
-  static inline long moves = 0;
-  static inline long bad_destructions = 0;
-  static inline long throw_on_copy = 0;  // > 0: the copy that brings it to 0 throws
+  // Atomic, so that the concurrency tests can count across threads.
+  static inline std::atomic<long> live{0};
+  static inline std::atomic<long> copies{0};
+  static inline std::atomic<long> moves{0};
+  static inline std::atomic<long> bad_destructions{0};
+  static inline std::atomic<long> throw_on_copy{0};  // > 0: the copy that brings it to 0 throws
 
-  static void reset() noexcept { live = copies = moves = bad_destructions = throw_on_copy = 0; }
+  static void reset() noexcept {
+    live = 0;
+    copies = 0;
+    moves = 0;
+    bad_destructions = 0;
+    throw_on_copy = 0;
+  }
 
   Counted(int v = 0) : v_(v) { ++live; }  // NOLINT(google-explicit-constructor)
   Counted(const Counted& o) : v_(o.v_) {

@@ -37,8 +37,8 @@ class Lifetime : public ::testing::Test {
  protected:
   void SetUp() override { Counted::reset(); }
   void TearDown() override {
-    EXPECT_EQ(Counted::live, 0) << "elements leaked or destroyed twice";
-    EXPECT_EQ(Counted::bad_destructions, 0) << "an element was destroyed twice";
+    EXPECT_EQ(Counted::live.load(), 0) << "elements leaked or destroyed twice";
+    EXPECT_EQ(Counted::bad_destructions.load(), 0) << "an element was destroyed twice";
   }
 };
 
@@ -79,7 +79,7 @@ TEST_F(Lifetime, EveryElementDestroyedExactlyOnce) {
       else
         versions[rng() % 40] = v;
     }
-    EXPECT_GT(Counted::live, 0);
+    EXPECT_GT(Counted::live.load(), 0);
   }
 }
 
@@ -87,7 +87,7 @@ TEST_F(Lifetime, EraseInABigVectorCopiesOneLeaf) {
   const V v = make<V>(1'000'000);
   Counted::copies = 0;
   const V e = v.erase(500'000);
-  EXPECT_EQ(Counted::copies, static_cast<long>(V::branching - 1));
+  EXPECT_EQ(Counted::copies.load(), static_cast<long>(V::branching - 1));
   EXPECT_EQ(e[500'000].value(), 500'001);
   // After a random history the leaf may be under-full and rebalance with one sibling:
   // still bounded by two leaves, whatever n is.
@@ -98,7 +98,7 @@ TEST_F(Lifetime, EraseInABigVectorCopiesOneLeaf) {
   for (int i = 0; i < 2000; ++i) {
     Counted::copies = 0;
     const V x = w.erase(rng() % w.size());
-    worst = std::max(worst, Counted::copies);
+    worst = std::max(worst, Counted::copies.load());
   }
   EXPECT_LE(worst, static_cast<long>(2 * V::branching));
 }
@@ -110,7 +110,7 @@ TEST_F(Lifetime, UpdatesCopyOnlyTheTouchedLeaves) {
     Counted::copies = 0;
     const V r = f();
     r.check_invariants();
-    return Counted::copies;
+    return Counted::copies.load();
   };
   EXPECT_LE(copies([&] { return v.set(54321, Counted(1)); }), B);
   EXPECT_LE(copies([&] { return v.insert(54321, Counted(1)); }), B);
@@ -175,7 +175,7 @@ void strong_guarantee(const Vec& input, const std::function<Vec(const Vec&)>& op
                       const std::string& name) {
   const std::vector<int> before = values(input);
   for (long k = 1;; ++k) {
-    const long live_before = Counted::live;
+    const long live_before = Counted::live.load();
     bool threw = false;
     try {
       auto guard = inject(k);
@@ -189,7 +189,7 @@ void strong_guarantee(const Vec& input, const std::function<Vec(const Vec&)>& op
     Counted::throw_on_copy = 0;
     ASSERT_EQ(values(input), before) << name << ": input changed by failure " << k;
     ASSERT_NO_THROW(input.check_invariants()) << name;
-    ASSERT_EQ(Counted::live, live_before) << name << ": leak after failure " << k;
+    ASSERT_EQ(Counted::live.load(), live_before) << name << ": leak after failure " << k;
     if (!threw) break;
     ASSERT_LT(k, 10000) << name << " never succeeds";
   }

@@ -148,6 +148,22 @@ TEST(RrbVector, InPlaceOverloadsMatchPersistentOnes) {
   r.check_invariants();
 }
 
+// Regression: an rvalue operand aliasing the other operand must not be consumed first.
+TEST(RrbVector, ConcatenationWithItselfAsAnRvalue) {
+  auto v = make<rrb_vector<int>>(100);
+  const auto expected = v + v;
+  auto a = v;
+  a = std::move(a) + a;
+  EXPECT_EQ(a, expected);
+  auto b = v;
+  b = b + std::move(b);
+  EXPECT_EQ(b, expected);
+  auto c = v;
+  c = std::move(c) + std::move(c);
+  EXPECT_EQ(c, expected);
+  EXPECT_EQ(to_std(v), iota(100));
+}
+
 TEST(RrbVector, SameRootIsStructuralIdentity) {
   const auto a = make<rrb_vector<int>>(10);
   const auto b = a;
