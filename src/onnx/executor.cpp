@@ -270,6 +270,20 @@ std::shared_ptr<const Graph> compile(const ::onnx::GraphProto& gp, std::shared_p
 
 // ---- running ----------------------------------------------------------------------------------
 
+// What every operator of one run may need besides its inputs.
+struct Context {
+  RunStats& stats;
+  const SessionOptions& options;
+
+  void check_elements(const Shape& s, const char* op) const {
+    const std::int64_t n = s.num_elements();
+    if (n > options.max_tensor_elements) {
+      throw Error(std::string(op) + ": the result would hold " + std::to_string(n) + " elements, over the session's limit of " +
+                  std::to_string(options.max_tensor_elements));
+    }
+  }
+};
+
 struct Scope {
   const Graph* graph;
   std::vector<std::optional<Value>> slots;
@@ -289,7 +303,7 @@ struct Scope {
   }
 };
 
-Values run_graph(const Graph& g, Scope& scope, RunStats& stats);
+Values run_graph(const Graph& g, Scope& scope, Context& cx);
 
 const ::onnx::AttributeProto* attribute(const Node& n, const std::string& name) {
   for (const auto& a : n.proto->attribute()) {
@@ -417,7 +431,7 @@ std::vector<std::int64_t> broadcast_strides(const Shape& s, const Shape& out) {
   return st;
 }
 
-Tensor add(const Tensor& a, const Tensor& b) {
+Tensor add(const Tensor& a, const Tensor& b, const Context& cx) {
   if (a.dtype() != b.dtype()) {
     throw TypeError("Add: operands have types " + dtype_name(a.dtype()) + " and " + dtype_name(b.dtype()));
   }
@@ -425,6 +439,7 @@ Tensor add(const Tensor& a, const Tensor& b) {
     throw TypeError("Add: " + dtype_name(a.dtype()) + " tensors cannot be added");
   }
   const Shape out = broadcast_shape(a.shape(), b.shape());
+  cx.check_elements(out, "Add");
   const Tensor x = gather(a, out, 0, broadcast_strides(a.shape(), out));
   const Tensor y = gather(b, out, 0, broadcast_strides(b.shape(), out));
   TensorBuffer r(a.dtype(), out);
@@ -440,7 +455,7 @@ Tensor add(const Tensor& a, const Tensor& b) {
   return std::move(r).freeze();
 }
 
-Tensor slice(const Tensor& data, Inputs& in, const Node& n) {
+Tensor slice(const Tensor& data, Inputs& in, const Node& n, const Context& cx) {
   std::vector<std::int64_t> starts;
   std::vector<std::int64_t> ends;
   std::vector<std::int64_t> axes;
@@ -507,6 +522,7 @@ Tensor slice(const Tensor& data, Inputs& in, const Node& n) {
     istep[d] = step[d] * st[d];
   }
   const Shape out{std::span<const std::int64_t>(dims)};
+  cx.check_elements(out, "Slice");
   if (out.num_elements() == 0) return TensorBuffer(data.dtype(), out).freeze();
   return gather(data, out, base, istep);
 }
@@ -559,7 +575,7 @@ Tensor constant(const Node& n) {
 }
 
 // Runs a subgraph with the given inputs bound to its declared inputs.
-Values call(const Graph& g, Values args, const Scope& outer, RunStats& stats) {
+Values call(const Graph& g, Values args, const Scope& outer, Context& cx) {
   if (args.size() != g.inputs.size()) {
     throw Error("subgraph '" + g.name + "' takes " + std::to_string(g.inputs.size()) + " inputs, given " +
                 std::to_string(args.size()));
@@ -567,10 +583,10 @@ Values call(const Graph& g, Values args, const Scope& outer, RunStats& stats) {
   Scope s(g, &outer);
   for (std::size_t i = 0; i < args.size(); ++i)
     s.slots[static_cast<std::size_t>(g.input_slots[i])] = std::move(args[i]);
-  return run_graph(g, s, stats);
+  return run_graph(g, s, cx);
 }
 
-Values loop(const Node& n, Inputs& in, const Scope& scope, RunStats& stats) {
+Values loop(const Node& n, Inputs& in, const Scope& scope, Context& cx) {
   const Graph& body = subgraph(n, "body");
   const auto max_trip = optional_tensor(in, 0);
   const auto cond_in = optional_tensor(in, 1);
@@ -583,15 +599,19 @@ Values loop(const Node& n, Inputs& in, const Scope& scope, RunStats& stats) {
   bool cond = cond_in ? bool_scalar(*cond_in, "Loop cond") : true;
   Values carried;
   for (std::size_t j = 2; j < in.size(); ++j) carried.push_back(std::move(required(in, j)));
-  const std::size_t n_scan = body.outputs.size() - 1 - carried.size();
   if (body.outputs.size() < 1 + carried.size()) throw Error("Loop: the body has too few outputs");
+  const std::size_t n_scan = body.outputs.size() - 1 - carried.size();
   std::vector<std::vector<Tensor>> scans(n_scan);
   for (std::int64_t i = 0; i < trips && cond; ++i) {
+    if (i >= cx.options.max_loop_iterations) {
+      throw Error("Loop: more than " + std::to_string(cx.options.max_loop_iterations) +
+                  " iterations, the session's limit");
+    }
     Values args;
     args.emplace_back(Tensor::scalar<std::int64_t>(i));
     args.emplace_back(Tensor::scalar(cond));
     for (auto& c : carried) args.push_back(std::move(c));
-    Values out = call(body, std::move(args), scope, stats);
+    Values out = call(body, std::move(args), scope, cx);
     if (!out[0].is_tensor()) throw TypeError("Loop: the body's condition output must be a tensor");
     cond = bool_scalar(out[0].tensor(), "Loop body condition");
     for (std::size_t c = 0; c < carried.size(); ++c) carried[c] = std::move(out[1 + c]);
@@ -599,6 +619,7 @@ Values loop(const Node& n, Inputs& in, const Scope& scope, RunStats& stats) {
       const Value& v = out[1 + carried.size() + k];
       if (!v.is_tensor()) throw TypeError("Loop: scan outputs must be tensors");
       scans[k].push_back(v.tensor());
+      cx.check_elements(Shape{static_cast<std::int64_t>(scans[k].size() * v.tensor().size())}, "Loop scan output");
     }
   }
   Values result = std::move(carried);
@@ -613,7 +634,7 @@ Values loop(const Node& n, Inputs& in, const Scope& scope, RunStats& stats) {
   return result;
 }
 
-Values sequence_map(const Node& n, Inputs& in, const Scope& scope, RunStats& stats) {
+Values sequence_map(const Node& n, Inputs& in, const Scope& scope, Context& cx) {
   const Graph& body = subgraph(n, "body");
   const TensorSequence first = take_sequence(in, 0);
   const std::size_t count = first.size();
@@ -637,7 +658,7 @@ Values sequence_map(const Node& n, Inputs& in, const Scope& scope, RunStats& sta
         args.push_back(v);
       }
     }
-    Values out = call(body, std::move(args), scope, stats);
+    Values out = call(body, std::move(args), scope, cx);
     for (std::size_t k = 0; k < out.size(); ++k) {
       if (!out[k].is_tensor()) throw TypeError("SequenceMap: body output " + std::to_string(k) + " must be a tensor");
       outs[k].push_back(out[k].tensor());
@@ -650,7 +671,7 @@ Values sequence_map(const Node& n, Inputs& in, const Scope& scope, RunStats& sta
   return result;
 }
 
-Values run_node(const Node& n, Inputs in, const Scope& scope, RunStats& stats) {
+Values run_node(const Node& n, Inputs in, const Scope& scope, Context& cx) {
   const std::string& op = n.op;
   auto one = [](Value v) {
     Values r;
@@ -684,10 +705,13 @@ Values run_node(const Node& n, Inputs in, const Scope& scope, RunStats& stats) {
                                       int_attribute(n, "keepdims", 1)));
   }
   if (op == "ConcatFromSequence") {
-    return one(ops::concat_from_sequence(take_sequence(in, 0), int_attribute(n, "axis", std::nullopt),
-                                         int_attribute(n, "new_axis", 0)));
+    const TensorSequence s = take_sequence(in, 0);
+    std::int64_t total = 0;
+    for (const Tensor& t : s) total += static_cast<std::int64_t>(t.size());
+    cx.check_elements(Shape{total}, "ConcatFromSequence");
+    return one(ops::concat_from_sequence(s, int_attribute(n, "axis", std::nullopt), int_attribute(n, "new_axis", 0)));
   }
-  if (op == "SequenceMap") return sequence_map(n, in, scope, stats);
+  if (op == "SequenceMap") return sequence_map(n, in, scope, cx);
   if (op == "Optional") {
     if (!in.empty() && in[0]) {
       Value v = std::move(*in[0]);
@@ -716,10 +740,10 @@ Values run_node(const Node& n, Inputs in, const Scope& scope, RunStats& stats) {
   if (op == "If") {
     const bool c = bool_scalar(tensor_input(in, 0), "If cond");
     const Graph& branch = subgraph(n, c ? "then_branch" : "else_branch");
-    return call(branch, {}, scope, stats);
+    return call(branch, {}, scope, cx);
   }
-  if (op == "Loop") return loop(n, in, scope, stats);
-  if (op == "Add") return one(add(tensor_input(in, 0), tensor_input(in, 1)));
+  if (op == "Loop") return loop(n, in, scope, cx);
+  if (op == "Add") return one(add(tensor_input(in, 0), tensor_input(in, 1), cx));
   if (op == "Not") {
     const Tensor& x = tensor_input(in, 0);
     if (x.dtype() != DataType::Bool) throw TypeError("Not: the input must be bool, got " + dtype_name(x.dtype()));
@@ -742,7 +766,7 @@ Values run_node(const Node& n, Inputs in, const Scope& scope, RunStats& stats) {
     for (std::int64_t i = b; i < e; ++i) dims.push_back(x.shape()[static_cast<std::size_t>(i)]);
     return one(Tensor::from_values<std::int64_t>(Shape{static_cast<std::int64_t>(dims.size())}, dims));
   }
-  if (op == "Slice") return one(slice(tensor_input(in, 0), in, n));
+  if (op == "Slice") return one(slice(tensor_input(in, 0), in, n, cx));
   if (op == "Unsqueeze") {
     std::vector<std::int64_t> axes;
     if (in.size() >= 2 && in[1]) {
@@ -757,7 +781,7 @@ Values run_node(const Node& n, Inputs in, const Scope& scope, RunStats& stats) {
   throw Error("operator " + op + " is not supported");
 }
 
-Values run_graph(const Graph& g, Scope& scope, RunStats& stats) {
+Values run_graph(const Graph& g, Scope& scope, Context& cx) {
   for (const auto& [slot, v] : g.initializer_slots) {
     auto& cell = scope.slots[static_cast<std::size_t>(slot)];
     if (!cell) cell = v;  // a default, unless the input was fed
@@ -774,10 +798,10 @@ Values run_graph(const Graph& g, Scope& scope, RunStats& stats) {
           if (n.move_input[j]) {
             in[j] = std::move(cell);
             cell.reset();
-            ++stats.moved_inputs;
+            ++cx.stats.moved_inputs;
           } else {
             in[j] = *cell;
-            ++stats.shared_inputs;
+            ++cx.stats.shared_inputs;
           }
           continue;
         }
@@ -788,12 +812,12 @@ Values run_graph(const Graph& g, Scope& scope, RunStats& stats) {
                     "' is not available");
       }
       in[j] = *v;
-      ++stats.shared_inputs;
+      ++cx.stats.shared_inputs;
     }
-    ++stats.nodes;
+    ++cx.stats.nodes;
     Values out;
     try {
-      out = run_node(n, std::move(in), scope, stats);
+      out = run_node(n, std::move(in), scope, cx);
     } catch (...) {
       rethrow_with((g.name.empty() ? "" : "graph '" + g.name + "': ") + n.label + ": ");
     }
@@ -851,7 +875,9 @@ std::vector<Value> Session::run(std::vector<std::pair<std::string, Value>> feeds
   stats_ = {};
   const Graph& g = *model_.graph_;
   Scope scope(g);
-  for (auto& [name, v] : feeds) {
+  for (auto& feed : feeds) {
+    const std::string& name = feed.first;
+    Value& v = feed.second;
     auto it = std::find_if(g.inputs.begin(), g.inputs.end(), [&](const ValueInfo& i) { return i.name == name; });
     if (it == g.inputs.end()) throw Error(model_.name() + ": '" + name + "' is not an input of the graph");
     scope.slots[static_cast<std::size_t>(g.input_slots[static_cast<std::size_t>(it - g.inputs.begin())])] =
@@ -864,7 +890,8 @@ std::vector<Value> Session::run(std::vector<std::pair<std::string, Value>> feeds
     }
   }
   try {
-    Values out = run_graph(g, scope, stats_);
+    Context cx{stats_, options_};
+    Values out = run_graph(g, scope, cx);
     return std::vector<Value>(std::make_move_iterator(out.begin()), std::make_move_iterator(out.end()));
   } catch (...) {
     rethrow_with(model_.name() + ": ");

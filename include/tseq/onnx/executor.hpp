@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
@@ -67,10 +68,19 @@ struct RunStats {
   std::size_t shared_inputs = 0;  ///< inputs passed as a shared handle (still used later)
 };
 
+/// Resource limits of a Session (for untrusted models: a server, a fuzzer).
+struct SessionOptions {
+  /// Iterations one Loop node may run; more is an Error naming the node.
+  std::int64_t max_loop_iterations = std::numeric_limits<std::int64_t>::max();
+  /// Elements of one tensor an operator may create (Add, Slice, ConcatFromSequence, Loop scan
+  /// outputs); more is an Error naming the node.
+  std::int64_t max_tensor_elements = std::numeric_limits<std::int64_t>::max();
+};
+
 /// Runs a Model. Cheap to create; not for concurrent use (create one per thread).
 class Session {
  public:
-  explicit Session(const Model& model) : model_(model) {}
+  explicit Session(const Model& model, SessionOptions options = {}) : model_(model), options_(options) {}
 
   /// Runs with inputs matched by name; inputs that have an initializer may be left out.
   /// Returns the graph outputs in order. Throws tseq::Error naming the node that failed.
@@ -83,6 +93,7 @@ class Session {
 
  private:
   const Model& model_;
+  SessionOptions options_;
   RunStats stats_;
 };
 

@@ -1,0 +1,120 @@
+// Writes the seed corpus of the onnx_loader fuzz target (fuzz/corpus/onnx_loader): small
+// models that use every operator the executor knows, and values of each proto kind, each
+// behind the mode byte the target reads first. Run once; its output is committed.
+//   fuzz_make_seeds DIR
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "onnx/model_builder.hpp"
+
+using namespace tseq;
+using namespace tseq_test;
+
+namespace {
+
+void write(const std::string& dir, const std::string& name, char mode, char dtype_index, const std::string& bytes) {
+  std::ofstream(dir + "/" + name, std::ios::binary) << mode << dtype_index << bytes;
+}
+
+::onnx::GraphProto loop_body(const std::string& op) {
+  ::onnx::GraphProto body;
+  add_scalar_input(body, "i", DataType::Int64);
+  add_scalar_input(body, "c", DataType::Bool);
+  add_input(body, "s", DataType::Float, true);
+  add_node(body, "Identity", {"c"}, {"c2"});
+  if (op == "SequenceInsert") {
+    add_node(body, "Constant", {}, {"x"});
+    add_tensor_attribute(body.mutable_node(1), "value", Tensor::from_values<float>(Shape{2}, {1, 2}));
+    add_node(body, "SequenceInsert", {"s", "x"}, {"s2"});
+  } else {
+    add_node(body, op, {"s", "i"}, {"s2"});
+  }
+  add_output(body, "c2", DataType::Bool, false);
+  add_output(body, "s2", DataType::Float, true);
+  return body;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: fuzz_make_seeds DIR\n");
+    return 2;
+  }
+  const std::string dir = argv[1];
+  {  // sequence operators and a Loop of inserts
+    ::onnx::GraphProto g;
+    add_input(g, "x", DataType::Float, false);
+    add_scalar_input(g, "k", DataType::Int64);
+    add_node(g, "SequenceEmpty", {}, {"e"});
+    auto* loop = add_node(g, "Loop", {"k", "", "e"}, {"s"});
+    add_graph_attribute(loop, "body", loop_body("SequenceInsert"));
+    add_node(g, "SequenceConstruct", {"x", "x"}, {"c"});
+    add_node(g, "ConcatFromSequence", {"c"}, {"cc"});
+    add_int_attribute(g.mutable_node(3), "axis", 0);
+    add_node(g, "SplitToSequence", {"cc"}, {"sp"});
+    add_node(g, "SequenceLength", {"sp"}, {"n"});
+    tseq::onnx::to_proto(Tensor::scalar<std::int64_t>(-1), *g.add_initializer(), "last");
+    add_node(g, "SequenceAt", {"sp", "last"}, {"at"});
+    add_node(g, "SequenceErase", {"s"}, {"s2"});
+    add_output(g, "s2", DataType::Float, true);
+    add_output(g, "at", DataType::Float, false);
+    write(dir, "model_sequence_ops", 0, 0, make_model(g).SerializeAsString());
+  }
+  {  // Loop of erases, If, Optional, Add, Not, Shape, Slice, Unsqueeze, SequenceMap
+    ::onnx::GraphProto then_b;
+    add_node(then_b, "Optional", {"x"}, {"o"});
+    add_node(then_b, "OptionalGetElement", {"o"}, {"y"});
+    add_output(then_b, "y", DataType::Float, false);
+    ::onnx::GraphProto else_b;
+    add_node(else_b, "Add", {"x", "x"}, {"y"});
+    add_output(else_b, "y", DataType::Float, false);
+    ::onnx::GraphProto map_body;
+    add_input(map_body, "t", DataType::Float, false);
+    add_node(map_body, "Shape", {"t"}, {"sh"});
+    add_output(map_body, "sh", DataType::Int64, false);
+    ::onnx::GraphProto g;
+    add_input(g, "x", DataType::Float, false);
+    add_input(g, "b", DataType::Bool, false);
+    add_input(g, "s", DataType::Float, true);
+    add_node(g, "Not", {"b"}, {"nb"});
+    tseq::onnx::to_proto(Tensor::scalar<std::int64_t>(0), *g.add_initializer(), "zero");
+    tseq::onnx::to_proto(Tensor::from_values<std::int64_t>(Shape{1}, {0}), *g.add_initializer(), "axes");
+    auto* iff = add_node(g, "If", {"nb"}, {"y"});
+    add_graph_attribute(iff, "then_branch", then_b);
+    add_graph_attribute(iff, "else_branch", else_b);
+    add_node(g, "Unsqueeze", {"y", "axes"}, {"u"});
+    add_node(g, "Slice", {"u", "axes", "axes"}, {"sl"});
+    auto* map = add_node(g, "SequenceMap", {"s"}, {"shapes"});
+    add_graph_attribute(map, "body", map_body);
+    auto* loop = add_node(g, "Loop", {"zero", "b", "s"}, {"s2"});
+    add_graph_attribute(loop, "body", loop_body("SequenceErase"));
+    add_node(g, "OptionalHasElement", {"s2"}, {"has"});
+    add_output(g, "sl", DataType::Float, false);
+    add_output(g, "shapes", DataType::Int64, true);
+    add_output(g, "has", DataType::Bool, false);
+    write(dir, "model_control_flow", 0, 0, make_model(g).SerializeAsString());
+  }
+  for (int i = 0; i < 15; ++i) {  // one TensorProto per element type
+    const DataType t = all_data_types[i];
+    const Tensor x = visit_dtype(t, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      return TensorBuffer(t, Shape{2, 2}).freeze().values<T>().size() ? TensorBuffer(t, Shape{2, 2}).freeze() : Tensor();
+    });
+    ::onnx::TensorProto p;
+    tseq::onnx::to_proto(x, p, "t");
+    write(dir, "tensor_" + dtype_name(t), 1, static_cast<char>(i), p.SerializeAsString());
+  }
+  {
+    ::onnx::SequenceProto s;
+    tseq::onnx::to_proto(TensorSequence(DataType::Int64, std::vector<Tensor>{Tensor::scalar<std::int64_t>(3)}), s, "s");
+    write(dir, "sequence_int64", 2, 6, s.SerializeAsString());
+    ::onnx::OptionalProto o;
+    o.set_elem_type(::onnx::OptionalProto::SEQUENCE);
+    *o.mutable_sequence_value() = s;
+    write(dir, "optional_sequence", 3, 6, o.SerializeAsString() + std::string(1, '\1'));
+  }
+  return 0;
+}

@@ -1,0 +1,63 @@
+// Fuzz target: the ONNX protobuf loader and the executor on mutated bytes. The first byte
+// chooses what the rest is: a ModelProto (checked, then run with default inputs under session
+// limits), or a TensorProto / SequenceProto / OptionalProto of some declared type. Every
+// failure must be a tseq::Error.
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "fuzz_input.hpp"
+#include "tseq/onnx/executor.hpp"
+#include "tseq/onnx/proto.hpp"
+
+namespace {
+
+using namespace tseq;
+using namespace tseq::onnx;
+
+// A value of the declared type: a small tensor of zeros, an empty sequence or optional.
+Value default_value(const ValueType& t) {
+  switch (t.kind) {
+    case ValueType::Kind::Tensor: return TensorBuffer(t.elem_type, Shape{2}).freeze();
+    case ValueType::Kind::Sequence: return TensorSequence(t.elem_type);
+    case ValueType::Kind::Optional: return OptionalValue{nullptr, t};
+  }
+  return Tensor();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  tseq_fuzz::Input in(data, size);
+  const std::uint8_t mode = in.byte();
+  const DataType t = all_data_types[in.below(15)];
+  std::size_t n = 0;
+  const std::uint8_t* rest = in.rest(n);
+  const auto bytes = std::as_bytes(std::span<const std::uint8_t>(rest, n));
+  try {
+    switch (mode % 4) {
+      case 0: {
+        const Model model = Model::parse(bytes, "fuzz.onnx");
+        SessionOptions limits;
+        limits.max_loop_iterations = 64;
+        limits.max_tensor_elements = 1 << 16;
+        Session session(model, limits);
+        std::vector<Value> inputs;
+        for (const ValueInfo& i : model.inputs()) {
+          if (!i.has_default) inputs.push_back(default_value(i.type));
+        }
+        if (inputs.size() == model.inputs().size()) (void)session.run(std::move(inputs));
+        break;
+      }
+      case 1: (void)parse_value(bytes, ValueType::tensor(t), "fuzz.pb"); break;
+      case 2: (void)parse_value(bytes, ValueType::sequence(t), "fuzz.pb"); break;
+      default:
+        (void)parse_value(bytes, ValueType::optional(in.byte() % 2 ? ValueType::Kind::Tensor : ValueType::Kind::Sequence, t),
+                          "fuzz.pb");
+        break;
+    }
+  } catch (const tseq::Error&) {
+  }
+  return 0;
+}

@@ -1,0 +1,184 @@
+// Fuzz target: TensorSequence and tseq::ops with arbitrary positions, element types, shapes,
+// splits and axes. Every error must be a tseq::Error (anything else escapes and is reported);
+// SequenceInsert/Erase/At results are checked against a std::vector model of the handles, and
+// no operator may change its input.
+
+#include <cstdint>
+#include <cstdlib>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fuzz_input.hpp"
+#include "tseq/ops.hpp"
+
+namespace {
+
+using namespace tseq;
+
+Tensor make_tensor(tseq_fuzz::Input& in, DataType t, std::size_t max_rank) {
+  std::vector<std::int64_t> dims(in.below(max_rank + 1));
+  for (auto& d : dims) d = static_cast<std::int64_t>(in.below(4));
+  const Shape shape{std::span<const std::int64_t>(dims)};
+  TensorBuffer b(t, shape);
+  visit_dtype(t, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    for (T& x : b.values<T>()) {
+      if constexpr (std::is_same_v<T, std::string>) {
+        x = std::string(in.below(4), static_cast<char>('a' + in.below(26)));
+      } else if constexpr (std::is_same_v<T, bool>) {
+        x = in.byte() % 2 == 1;
+      } else if constexpr (std::is_same_v<T, Eigen::half>) {
+        x = Eigen::numext::bit_cast<Eigen::half>(in.value<std::uint16_t>());
+      } else if constexpr (std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>) {
+        x = T(in.value<typename T::value_type>(), in.value<typename T::value_type>());
+      } else {
+        x = in.value<T>();
+      }
+    }
+  });
+  return std::move(b).freeze();
+}
+
+// A position near the valid range [-n, n] most of the time, anything sometimes.
+std::int64_t position(tseq_fuzz::Input& in, std::size_t n) {
+  switch (in.byte() % 4) {
+    case 0: return in.value<std::int64_t>();
+    case 1: return in.byte() % 2 ? std::numeric_limits<std::int64_t>::min() : std::numeric_limits<std::int64_t>::max();
+    default: return static_cast<std::int64_t>(in.below(2 * n + 5)) - static_cast<std::int64_t>(n) - 2;
+  }
+}
+
+// The position as a tensor in one of the accepted forms, or a malformed one; `valid` says
+// whether it is a well-formed position tensor.
+Tensor position_tensor(tseq_fuzz::Input& in, std::int64_t p, bool& valid) {
+  valid = true;
+  switch (in.byte() % 6) {
+    case 0: return Tensor::scalar<std::int32_t>(static_cast<std::int32_t>(p));
+    case 1: return Tensor::from_values<std::int64_t>(Shape{1}, {p});
+    case 2: valid = false; return Tensor::from_values<std::int64_t>(Shape{2}, {p, p});
+    case 3: valid = false; return Tensor::scalar(static_cast<float>(p));
+    default: return Tensor::scalar<std::int64_t>(p);
+  }
+}
+
+bool same(const TensorSequence& s, const std::vector<Tensor>& m) {
+  if (s.size() != m.size()) return false;
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    if (!s[i].shares_storage_with(m[i])) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  tseq_fuzz::Input in(data, size);
+  const DataType t = all_data_types[in.below(15)];
+  TensorSequence s(t);
+  std::vector<Tensor> m;
+  for (int step = 0; step < 300 && !in.empty(); ++step) {
+    const std::size_t n = m.size();
+    const std::uint8_t op = in.byte();
+    const bool owned = (op & 0x80) != 0;
+    try {
+      switch (op % 9) {
+        case 0: {  // SequenceInsert
+          const bool other_type = in.byte() % 16 == 0;
+          const Tensor x = make_tensor(in, other_type ? all_data_types[in.below(15)] : t, 3);
+          const bool defaulted = in.byte() % 4 == 0;
+          const std::int64_t p = position(in, n);
+          bool valid = true;
+          const std::optional<Tensor> pos = defaulted ? std::nullopt : std::optional<Tensor>(position_tensor(in, p, valid));
+          const std::int64_t e = pos && pos->dtype() == DataType::Int32 ? static_cast<std::int32_t>(p) : p;
+          const bool in_range = defaulted || (e >= -static_cast<std::int64_t>(n) && e <= static_cast<std::int64_t>(n));
+          TensorSequence r = owned ? ops::sequence_insert(TensorSequence(s), x, pos) : ops::sequence_insert(s, x, pos);
+          if (x.dtype() != t || !valid || !in_range) std::abort();  // must have thrown
+          const std::size_t i = defaulted ? n : static_cast<std::size_t>(e < 0 ? e + static_cast<std::int64_t>(n) : e);
+          m.insert(m.begin() + static_cast<std::ptrdiff_t>(i), x);
+          s = std::move(r);
+          break;
+        }
+        case 1: {  // SequenceErase
+          const bool defaulted = in.byte() % 4 == 0;
+          const std::int64_t p = defaulted ? -1 : position(in, n);
+          bool valid = true;
+          const std::optional<Tensor> pos = defaulted ? std::nullopt : std::optional<Tensor>(position_tensor(in, p, valid));
+          const std::int64_t e = pos && pos->dtype() == DataType::Int32 ? static_cast<std::int32_t>(p) : p;
+          TensorSequence r = owned ? ops::sequence_erase(TensorSequence(s), pos) : ops::sequence_erase(s, pos);
+          if (!valid || e < -static_cast<std::int64_t>(n) || e >= static_cast<std::int64_t>(n)) std::abort();
+          m.erase(m.begin() + (e < 0 ? e + static_cast<std::int64_t>(n) : e));
+          s = std::move(r);
+          break;
+        }
+        case 2: {  // SequenceAt
+          const std::int64_t p = position(in, n);
+          const Tensor x = ops::sequence_at(s, p);
+          if (p < -static_cast<std::int64_t>(n) || p >= static_cast<std::int64_t>(n)) std::abort();
+          if (!x.shares_storage_with(m[static_cast<std::size_t>(p < 0 ? p + static_cast<std::int64_t>(n) : p)])) std::abort();
+          break;
+        }
+        case 3:
+          if (ops::sequence_length(s).value<std::int64_t>(0) != static_cast<std::int64_t>(n)) std::abort();
+          break;
+        case 4: {  // SequenceConstruct, maybe of mixed types
+          std::vector<Tensor> xs(in.below(4));
+          for (auto& x : xs) x = make_tensor(in, in.byte() % 8 == 0 ? all_data_types[in.below(15)] : t, 3);
+          const TensorSequence c = ops::sequence_construct(xs);
+          for (const Tensor& x : xs) {
+            if (x.dtype() != xs[0].dtype()) std::abort();
+          }
+          if (!same(c, xs)) std::abort();
+          break;
+        }
+        case 5: {  // SplitToSequence
+          const Tensor x = make_tensor(in, t, 4);
+          std::optional<Tensor> split;
+          switch (in.byte() % 4) {
+            case 0: break;
+            case 1: split = Tensor::scalar<std::int64_t>(static_cast<std::int64_t>(in.below(5)) - 1); break;
+            case 2: {
+              std::vector<std::int64_t> parts(in.below(5));
+              for (auto& p : parts) p = static_cast<std::int64_t>(in.below(5)) - 1;
+              split = Tensor::from_values<std::int64_t>(Shape{static_cast<std::int64_t>(parts.size())}, parts);
+              break;
+            }
+            default: split = make_tensor(in, in.byte() % 2 ? DataType::Int32 : DataType::Float, 2); break;
+          }
+          const auto axis = static_cast<std::int64_t>(in.below(11)) - 5;
+          const auto keep = static_cast<std::int64_t>(in.below(3));
+          const TensorSequence pieces = ops::split_to_sequence(x, split, axis, keep);
+          std::int64_t total = 0;
+          for (const Tensor& p : pieces) {
+            if (p.dtype() != t) std::abort();
+            total += static_cast<std::int64_t>(p.size());
+          }
+          if (total != static_cast<std::int64_t>(x.size())) std::abort();  // pieces hold every element once
+          break;
+        }
+        case 6: {  // ConcatFromSequence of the current sequence
+          const auto axis = static_cast<std::int64_t>(in.below(11)) - 5;
+          const auto new_axis = static_cast<std::int64_t>(in.below(3));
+          const Tensor c = ops::concat_from_sequence(s, axis, new_axis);
+          std::size_t total = 0;
+          for (const Tensor& x : s) total += x.size();
+          if (c.size() != total || c.dtype() != t) std::abort();
+          break;
+        }
+        case 7:  // SequenceEmpty with any code
+          (void)ops::sequence_empty(static_cast<DataType>(in.value<std::int32_t>() % 20));
+          break;
+        default: {  // a new sequence from the model (shapes may differ)
+          s = TensorSequence(t, m);
+          break;
+        }
+      }
+    } catch (const tseq::Error&) {
+      // expected for bad arguments; the sequence must be unchanged
+    }
+    if (!same(s, m)) std::abort();
+  }
+  s.tensors().check_invariants();
+  return 0;
+}
