@@ -112,15 +112,15 @@ int main(int argc, char** argv) {
   static const Model erase_model = Model::from_proto(erase_proto, "loop_erase");
   static const Model insert_model = Model::from_proto(insert_proto, "loop_insert");
 
-  static const Tensor x = Tensor::from_values<float>(Shape{kLength, kPayload},
-                                                     std::vector<float>(static_cast<std::size_t>(kLength * kPayload), 1.f));
+  static const Tensor x = Tensor::from_values<float>(
+      Shape{kLength, kPayload}, std::vector<float>(static_cast<std::size_t>(kLength * kPayload), 1.f));
   static const Tensor t = Tensor::from_values<float>(Shape{kPayload}, std::vector<float>(kPayload, 2.f));
   for (std::int64_t k : {0, 1000, 10000, 50000}) {
-    benchmark::RegisterBenchmark(("ExecutorLoopErase/-/tseq/payload:16/n:" + std::to_string(k)).c_str(),
-                                 [k](benchmark::State& s) {
-                                   run_model(s, erase_model, {Value(x), Value(Tensor::scalar<std::int64_t>(k))},
-                                             kLength - k);
-                                 })
+    benchmark::RegisterBenchmark(
+        ("ExecutorLoopErase/-/tseq/payload:16/n:" + std::to_string(k)).c_str(),
+        [k](benchmark::State& s) {
+          run_model(s, erase_model, {Value(x), Value(Tensor::scalar<std::int64_t>(k))}, kLength - k);
+        })
         ->Unit(benchmark::kMillisecond);
   }
   for (std::int64_t k : {1000, 10000, 100000}) {

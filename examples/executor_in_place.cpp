@@ -91,8 +91,8 @@ int main() {
   std::printf("%d SequenceErase/SequenceInsert on a sequence of %zu tensors\n", ops, tensors.size());
   std::printf("  input handed over: %ld allocations, %zu values moved into their last use\n", in_place,
               s1.stats().moved_inputs);
-  std::printf("  input kept:        %ld allocations; the kept input still holds %zu tensors, element 1000 = %g\n", shared,
-              kept.size(), static_cast<double>(kept[1000].value<float>(0)));
+  std::printf("  input kept:        %ld allocations; the kept input still holds %zu tensors, element 1000 = %g\n",
+              shared, kept.size(), static_cast<double>(kept[1000].value<float>(0)));
   std::printf("  (a runtime that copies the handle list would copy %zu handles per operator)\n", tensors.size());
   const bool ok = r1[0].sequence().size() == tensors.size() && r2[0].sequence().size() == tensors.size() &&
                   kept[1000].value<float>(0) == 1000.f && r1[0].sequence()[1000].value<float>(0) == 42.f;

@@ -101,7 +101,8 @@ int main(int argc, char** argv) {
     const DataType t = all_data_types[i];
     const Tensor x = visit_dtype(t, [&](auto tag) {
       using T = typename decltype(tag)::type;
-      return TensorBuffer(t, Shape{2, 2}).freeze().values<T>().size() ? TensorBuffer(t, Shape{2, 2}).freeze() : Tensor();
+      return TensorBuffer(t, Shape{2, 2}).freeze().values<T>().size() ? TensorBuffer(t, Shape{2, 2}).freeze()
+                                                                      : Tensor();
     });
     ::onnx::TensorProto p;
     tseq::onnx::to_proto(x, p, "t");

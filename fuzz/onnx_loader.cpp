@@ -19,9 +19,12 @@ using namespace tseq::onnx;
 // A value of the declared type: a small tensor of zeros, an empty sequence or optional.
 Value default_value(const ValueType& t) {
   switch (t.kind) {
-    case ValueType::Kind::Tensor: return TensorBuffer(t.elem_type, Shape{2}).freeze();
-    case ValueType::Kind::Sequence: return TensorSequence(t.elem_type);
-    case ValueType::Kind::Optional: return OptionalValue{nullptr, t};
+    case ValueType::Kind::Tensor:
+      return TensorBuffer(t.elem_type, Shape{2}).freeze();
+    case ValueType::Kind::Sequence:
+      return TensorSequence(t.elem_type);
+    case ValueType::Kind::Optional:
+      return OptionalValue{nullptr, t};
   }
   return Tensor();
 }
@@ -50,10 +53,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (inputs.size() == model.inputs().size()) (void)session.run(std::move(inputs));
         break;
       }
-      case 1: (void)parse_value(bytes, ValueType::tensor(t), "fuzz.pb"); break;
-      case 2: (void)parse_value(bytes, ValueType::sequence(t), "fuzz.pb"); break;
+      case 1:
+        (void)parse_value(bytes, ValueType::tensor(t), "fuzz.pb");
+        break;
+      case 2:
+        (void)parse_value(bytes, ValueType::sequence(t), "fuzz.pb");
+        break;
       default:
-        (void)parse_value(bytes, ValueType::optional(in.byte() % 2 ? ValueType::Kind::Tensor : ValueType::Kind::Sequence, t),
+        (void)parse_value(bytes,
+                          ValueType::optional(in.byte() % 2 ? ValueType::Kind::Tensor : ValueType::Kind::Sequence, t),
                           "fuzz.pb");
         break;
     }

@@ -44,9 +44,12 @@ Tensor make_tensor(tseq_fuzz::Input& in, DataType t, std::size_t max_rank) {
 // A position near the valid range [-n, n] most of the time, anything sometimes.
 std::int64_t position(tseq_fuzz::Input& in, std::size_t n) {
   switch (in.byte() % 4) {
-    case 0: return in.value<std::int64_t>();
-    case 1: return in.byte() % 2 ? std::numeric_limits<std::int64_t>::min() : std::numeric_limits<std::int64_t>::max();
-    default: return static_cast<std::int64_t>(in.below(2 * n + 5)) - static_cast<std::int64_t>(n) - 2;
+    case 0:
+      return in.value<std::int64_t>();
+    case 1:
+      return in.byte() % 2 ? std::numeric_limits<std::int64_t>::min() : std::numeric_limits<std::int64_t>::max();
+    default:
+      return static_cast<std::int64_t>(in.below(2 * n + 5)) - static_cast<std::int64_t>(n) - 2;
   }
 }
 
@@ -55,11 +58,18 @@ std::int64_t position(tseq_fuzz::Input& in, std::size_t n) {
 Tensor position_tensor(tseq_fuzz::Input& in, std::int64_t p, bool& valid) {
   valid = true;
   switch (in.byte() % 6) {
-    case 0: return Tensor::scalar<std::int32_t>(static_cast<std::int32_t>(p));
-    case 1: return Tensor::from_values<std::int64_t>(Shape{1}, {p});
-    case 2: valid = false; return Tensor::from_values<std::int64_t>(Shape{2}, {p, p});
-    case 3: valid = false; return Tensor::scalar(static_cast<float>(p));
-    default: return Tensor::scalar<std::int64_t>(p);
+    case 0:
+      return Tensor::scalar<std::int32_t>(static_cast<std::int32_t>(p));
+    case 1:
+      return Tensor::from_values<std::int64_t>(Shape{1}, {p});
+    case 2:
+      valid = false;
+      return Tensor::from_values<std::int64_t>(Shape{2}, {p, p});
+    case 3:
+      valid = false;
+      return Tensor::scalar(static_cast<float>(p));
+    default:
+      return Tensor::scalar<std::int64_t>(p);
   }
 }
 
@@ -90,7 +100,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
           const bool defaulted = in.byte() % 4 == 0;
           const std::int64_t p = position(in, n);
           bool valid = true;
-          const std::optional<Tensor> pos = defaulted ? std::nullopt : std::optional<Tensor>(position_tensor(in, p, valid));
+          const std::optional<Tensor> pos =
+              defaulted ? std::nullopt : std::optional<Tensor>(position_tensor(in, p, valid));
           const std::int64_t e = pos && pos->dtype() == DataType::Int32 ? static_cast<std::int32_t>(p) : p;
           const bool in_range = defaulted || (e >= -static_cast<std::int64_t>(n) && e <= static_cast<std::int64_t>(n));
           TensorSequence r = owned ? ops::sequence_insert(TensorSequence(s), x, pos) : ops::sequence_insert(s, x, pos);
@@ -104,7 +115,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
           const bool defaulted = in.byte() % 4 == 0;
           const std::int64_t p = defaulted ? -1 : position(in, n);
           bool valid = true;
-          const std::optional<Tensor> pos = defaulted ? std::nullopt : std::optional<Tensor>(position_tensor(in, p, valid));
+          const std::optional<Tensor> pos =
+              defaulted ? std::nullopt : std::optional<Tensor>(position_tensor(in, p, valid));
           const std::int64_t e = pos && pos->dtype() == DataType::Int32 ? static_cast<std::int32_t>(p) : p;
           TensorSequence r = owned ? ops::sequence_erase(TensorSequence(s), pos) : ops::sequence_erase(s, pos);
           if (!valid || e < -static_cast<std::int64_t>(n) || e >= static_cast<std::int64_t>(n)) std::abort();
@@ -116,7 +128,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
           const std::int64_t p = position(in, n);
           const Tensor x = ops::sequence_at(s, p);
           if (p < -static_cast<std::int64_t>(n) || p >= static_cast<std::int64_t>(n)) std::abort();
-          if (!x.shares_storage_with(m[static_cast<std::size_t>(p < 0 ? p + static_cast<std::int64_t>(n) : p)])) std::abort();
+          if (!x.shares_storage_with(m[static_cast<std::size_t>(p < 0 ? p + static_cast<std::int64_t>(n) : p)]))
+            std::abort();
           break;
         }
         case 3:
@@ -136,15 +149,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
           const Tensor x = make_tensor(in, t, 4);
           std::optional<Tensor> split;
           switch (in.byte() % 4) {
-            case 0: break;
-            case 1: split = Tensor::scalar<std::int64_t>(static_cast<std::int64_t>(in.below(5)) - 1); break;
+            case 0:
+              break;
+            case 1:
+              split = Tensor::scalar<std::int64_t>(static_cast<std::int64_t>(in.below(5)) - 1);
+              break;
             case 2: {
               std::vector<std::int64_t> parts(in.below(5));
               for (auto& p : parts) p = static_cast<std::int64_t>(in.below(5)) - 1;
               split = Tensor::from_values<std::int64_t>(Shape{static_cast<std::int64_t>(parts.size())}, parts);
               break;
             }
-            default: split = make_tensor(in, in.byte() % 2 ? DataType::Int32 : DataType::Float, 2); break;
+            default:
+              split = make_tensor(in, in.byte() % 2 ? DataType::Int32 : DataType::Float, 2);
+              break;
           }
           const auto axis = static_cast<std::int64_t>(in.below(11)) - 5;
           const auto keep = static_cast<std::int64_t>(in.below(3));

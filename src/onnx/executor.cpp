@@ -278,8 +278,8 @@ struct Context {
   void check_elements(const Shape& s, const char* op) const {
     const std::int64_t n = s.num_elements();
     if (n > options.max_tensor_elements) {
-      throw Error(std::string(op) + ": the result would hold " + std::to_string(n) + " elements, over the session's limit of " +
-                  std::to_string(options.max_tensor_elements));
+      throw Error(std::string(op) + ": the result would hold " + std::to_string(n) +
+                  " elements, over the session's limit of " + std::to_string(options.max_tensor_elements));
     }
   }
 };

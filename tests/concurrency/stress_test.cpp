@@ -114,8 +114,8 @@ void stress(int threads, int steps) {
     for (int f : failures) EXPECT_EQ(f, 0);
     for (const Slot& s : pool) {
       s.v.check_invariants();
-      ASSERT_TRUE(std::equal(s.v.begin(), s.v.end(), s.model.begin(),
-                             [](const Counted& c, int v) { return c.value() == v; }));
+      ASSERT_TRUE(
+          std::equal(s.v.begin(), s.v.end(), s.model.begin(), [](const Counted& c, int v) { return c.value() == v; }));
     }
   }
   EXPECT_EQ(Counted::live.load(), 0) << "every element destroyed exactly once";

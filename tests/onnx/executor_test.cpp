@@ -173,6 +173,45 @@ TEST(Executor, ErrorsNameTheModelTheNodeAndTheProblem) {
       "x.onnx: malformed ModelProto");
 }
 
+TEST(Executor, SessionLimitsStopRunawayModels) {
+  ::onnx::GraphProto body;
+  add_scalar_input(body, "i", DataType::Int64);
+  add_scalar_input(body, "c", DataType::Bool);
+  add_input(body, "s", DataType::Float, true);
+  add_node(body, "Identity", {"c"}, {"c2"});
+  add_node(body, "SequenceInsert", {"s", "x"}, {"s2"});
+  add_output(body, "c2", DataType::Bool, false);
+  add_output(body, "s2", DataType::Float, true);
+  ::onnx::GraphProto g;
+  add_input(g, "x", DataType::Float, false);
+  add_scalar_input(g, "k", DataType::Int64);
+  add_node(g, "SequenceEmpty", {}, {"e"});
+  auto* loop = add_node(g, "Loop", {"k", "", "e"}, {"s"}, "grow");
+  add_graph_attribute(loop, "body", body);
+  add_int_attribute(add_node(g, "ConcatFromSequence", {"s"}, {"all"}, "join"), "axis", 0);
+  add_node(g, "Add", {"all", "all"}, {"y"});
+  add_output(g, "y", DataType::Float, false);
+  const Model m = Model::from_proto(make_model(g), "grow.onnx");
+  SessionOptions limits;
+  limits.max_loop_iterations = 100;
+  limits.max_tensor_elements = 1000;
+  Session session(m, limits);
+  const Tensor x = Tensor::from_values<float>(Shape{4}, {1, 2, 3, 4});
+  EXPECT_EQ(session.run({Value(x), Value(i64(100))})[0].tensor().size(), 400u);
+  EXPECT_EQ(error_of([&] {
+              (void)session.run({Value(x), Value(i64(101))});
+            }),
+            "grow.onnx: node 1 'grow' (Loop): Loop: more than 100 iterations, the session's limit");
+  const Tensor wide = Tensor::from_values<float>(Shape{20}, std::vector<float>(20, 1.f));
+  EXPECT_EQ(error_of([&] {
+              (void)session.run({Value(wide), Value(i64(60))});
+            }),
+            "grow.onnx: node 2 'join' (ConcatFromSequence): ConcatFromSequence: the result would hold 1200 elements, "
+            "over the session's limit of 1000");
+  Session unlimited(m);
+  EXPECT_EQ(unlimited.run({Value(wide), Value(i64(60))})[0].tensor().size(), 1200u);
+}
+
 // The conformance runner passes a correct case and fails a wrong one.
 TEST(ConformanceRunner, TellsPassFromFail) {
   namespace fs = std::filesystem;

@@ -47,8 +47,9 @@ TEST(Limits, ConcatenationPastMaxSizeIsAnError) {
     (void)(v + v);
     FAIL() << "expected std::length_error";
   } catch (const std::length_error& e) {
-    EXPECT_EQ(std::string(e.what()), "rrb_vector::operator+: 1152921504606846976 + 1152921504606846976 elements "
-                                     "exceed max_size() 2305843009213693951");
+    EXPECT_EQ(std::string(e.what()),
+              "rrb_vector::operator+: 1152921504606846976 + 1152921504606846976 elements "
+              "exceed max_size() 2305843009213693951");
   }
   EXPECT_NO_THROW((void)(v + w));  // 2^61 - 1: exactly max_size()
   V owned = v;
