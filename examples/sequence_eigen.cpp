@@ -17,13 +17,13 @@ int main() {
   }
   const TensorSequence seq = ops::sequence_construct(mats);
 
-  const TensorSequence erased = ops::sequence_erase(seq, std::int64_t{0});          // [m1, m2]
+  const TensorSequence erased = ops::sequence_erase(seq, std::int64_t{0});                  // [m1, m2]
   const TensorSequence inserted = ops::sequence_insert(erased, mats[0], std::int64_t{-1});  // [m1, m0, m2]
-  const Tensor middle = ops::sequence_at(inserted, Tensor::scalar<std::int64_t>(1));      // m0, shared
+  const Tensor middle = ops::sequence_at(inserted, Tensor::scalar<std::int64_t>(1));        // m0, shared
 
   // Eigen views of the payload: no copy.
-  const auto flat = middle.array<float>();                 // Eigen::Map of a flat array
-  const auto m = middle.tensor<float, 2>();                // Eigen::TensorMap, row-major
+  const auto flat = middle.array<float>();   // Eigen::Map of a flat array
+  const auto m = middle.tensor<float, 2>();  // Eigen::TensorMap, row-major
   std::printf("sum of m0 = %g, m0(1, 2) = %g\n", static_cast<double>(flat.sum()), static_cast<double>(m(1, 2)));
   Eigen::Tensor<float, 0, Eigen::RowMajor> total = inserted[2].tensor<float, 2>().sum();
   std::printf("sum of m2 = %g\n", static_cast<double>(total()));

@@ -15,10 +15,10 @@ namespace {
 using namespace tseq;
 
 struct Instr {
-  std::string op;    // "erase" or "insert"
-  std::string in;    // input value
-  std::string out;   // output value
-  bool last_use;     // `in` is not read after this instruction
+  std::string op;   // "erase" or "insert"
+  std::string in;   // input value
+  std::string out;  // output value
+  bool last_use;    // `in` is not read after this instruction
   std::int64_t position;
 };
 
@@ -57,9 +57,9 @@ int main() {
   }
   const TensorSequence& s3 = values.at("s3");
   const TensorSequence& s4 = values.at("s4");
-  std::printf("s3: %zu tensors, first %g; s4: %zu tensors, first %g; %d of %zu instructions ran in place\n",
-              s3.size(), static_cast<double>(s3[0].value<float>(0)), s4.size(),
-              static_cast<double>(s4[0].value<float>(0)), in_place, program.size());
+  std::printf("s3: %zu tensors, first %g; s4: %zu tensors, first %g; %d of %zu instructions ran in place\n", s3.size(),
+              static_cast<double>(s3[0].value<float>(0)), s4.size(), static_cast<double>(s4[0].value<float>(0)),
+              in_place, program.size());
   const bool ok = s3.size() == 99999 && s3[0].value<float>(0) == -1.f && s3[6].value<float>(0) == 6.f &&
                   s4.size() == 99999 && s4[0].value<float>(0) == 1.f && s4[5].value<float>(0) == 6.f;
   return ok ? 0 : 1;
