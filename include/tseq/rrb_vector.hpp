@@ -502,7 +502,7 @@ class rrb_vector {
     if (s.tail && s.tail->count == tree::B) flush_tail(s);
     if (!s.tail) {
       s.tail = tree::new_leaf();
-      tree::append(tree::as_leaf(s.tail.get()), &v, true);
+      tree::append(tree::as_leaf(s.tail.get()), std::move(v));
     } else {
       ref none;
       const std::size_t at = s.tail->count;

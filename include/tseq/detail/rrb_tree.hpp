@@ -97,14 +97,9 @@ struct rrb_tree {
     return {d + from, d + to, steal};
   }
 
-  // Appends one element; count follows construction so a throwing copy leaks nothing.
-  static void append(leaf_t* l, T* src, bool steal) {
-    T* dst = l->data() + l->count;
-    if (steal) {
-      ::new (static_cast<void*>(dst)) T(std::move(*src));
-    } else {
-      ::new (static_cast<void*>(dst)) T(*src);
-    }
+  // Moves v to the end of leaf l (which has room).
+  static void append(leaf_t* l, T&& v) {
+    ::new (static_cast<void*>(l->data() + l->count)) T(std::move(v));
     ++l->count;
   }
 
@@ -224,15 +219,10 @@ struct rrb_tree {
     return out;
   }
 
-  // Returns an editable version of r (r itself when we hold the only reference).
+  // Returns an editable version of inner node r (r itself when we hold the only reference).
+  // (Leaves are never copied whole: each update builds the leaf it needs directly.)
   static ref own(ref r) {
     if (editable(r.get())) return r;
-    if (r->is_leaf) {
-      leaf_t* src = as_leaf(r.get());
-      ref out = new_leaf();
-      for (std::uint32_t i = 0; i < src->count; ++i) append(as_leaf(out.get()), src->data() + i, false);
-      return out;
-    }
     const inner_t* src = as_inner(r.get());
     ref out = new_inner();
     inner_t* dst = as_inner(out.get());
@@ -381,8 +371,8 @@ struct rrb_tree {
     return n;
   }
 
-  // Inserts v before element i (i <= size). Returns the node, and a right sibling in `extra`
-  // when it overflowed.
+  // Inserts v before element i (i < size; a leaf also takes i == size). Returns the node, and a
+  // right sibling in `extra` when it overflowed.
   static ref insert(ref n, unsigned h, std::size_t i, T& v, bool rightmost, ref& extra) {
     if (h == 0) {
       leaf_t* l = as_leaf(n.get());
@@ -418,13 +408,7 @@ struct rrb_tree {
     }
     n = own(std::move(n));
     inner_t* in = as_inner(n.get());
-    std::uint32_t c = 0;
-    if (i == in->sizes[in->count - 1]) {
-      c = in->count - 1;
-      i -= c != 0 ? in->sizes[c - 1] : 0;
-    } else {
-      c = child_index(in, h, i);
-    }
+    const std::uint32_t c = child_index(in, h, i);  // i < size: appends go to the tail
     const bool child_rightmost = rightmost && c + 1 == in->count;
     ref ex;
     in->child[c] = insert(take_child(in, c), h - 1, i, v, child_rightmost, ex).detach();
