@@ -312,4 +312,26 @@ TEST(RrbBalance, FillBoundAfterRandomEdits) {
   EXPECT_LE(v.height(), V::height_bound(m.size()));
 }
 
+// In-place random inserts share a full leaf's elements with a sibling that has room before
+// splitting it (B*-tree style), so leaves stay well above the 69% a plain B-tree averages.
+TEST(RrbBalance, InPlaceInsertsKeepLeavesFull) {
+  using V = tseq::rrb_vector<int>;
+  std::mt19937_64 rng(17);
+  Model m(1000);
+  std::iota(m.begin(), m.end(), 0);
+  V v(m.begin(), m.end());
+  for (int s = 0; s < 60000; ++s) {
+    const std::size_t i = rng() % m.size();
+    v = std::move(v).insert(i, s);
+    m.insert(m.begin() + static_cast<std::ptrdiff_t>(i), s);
+  }
+  v.check_invariants();
+  ASSERT_TRUE(std::equal(v.begin(), v.end(), m.begin()));
+  std::size_t leaves = 0;
+  v.for_each_chunk([&](const int*, const int*) { ++leaves; });
+  const double fill = static_cast<double>(m.size()) / static_cast<double>(leaves * V::branching);
+  std::printf("average leaf fill after in-place inserts: %.3f\n", fill);
+  EXPECT_GT(fill, 0.8);
+}
+
 }  // namespace

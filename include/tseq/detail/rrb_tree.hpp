@@ -408,8 +408,14 @@ struct rrb_tree {
     }
     n = own(std::move(n));
     inner_t* in = as_inner(n.get());
-    const std::uint32_t c = child_index(in, h, i);  // i < size: appends go to the tail
-    const bool child_rightmost = rightmost && c + 1 == in->count;
+    const std::size_t at = i;
+    std::uint32_t c = child_index(in, h, i);  // i < size: appends go to the tail
+    bool child_rightmost = rightmost && c + 1 == in->count;
+    if (h == 1 && !child_rightmost && share_with_sibling(in, c)) {
+      i = at;  // the leaves' bounds moved: look again
+      c = child_index(in, h, i);
+      child_rightmost = rightmost && c + 1 == in->count;
+    }
     ref ex;
     in->child[c] = insert(take_child(in, c), h - 1, i, v, child_rightmost, ex).detach();
     if (!ex) {
@@ -428,6 +434,58 @@ struct rrb_tree {
     k.v[c + 1] = std::move(ex);
     ++k.n;
     return build_inner(k, 0, k.n, split_point(k.n, rightmost), h, extra);
+  }
+
+  // In place, a full leaf about to take one more element first moves some of its elements to
+  // a sibling with room (as a B*-tree does), so that in-place edit histories keep leaves full
+  // rather than splitting them: fewer leaves, faster iteration. Both leaves must be ours alone
+  // (moving is then free of allocation) and T's moves must not throw. Returns whether it did.
+  static bool share_with_sibling(inner_t* in, std::uint32_t c) noexcept {
+    if constexpr (!std::is_nothrow_move_constructible_v<T> || !std::is_nothrow_move_assignable_v<T>) {
+      return false;
+    } else {
+      leaf_t* l = as_leaf(in->child[c]);
+      if (l->count != B || !editable(l)) return false;
+      leaf_t* left = c > 0 ? as_leaf(in->child[c - 1]) : nullptr;
+      leaf_t* right = c + 1 < in->count ? as_leaf(in->child[c + 1]) : nullptr;
+      if (left != nullptr && (left->count + 2 > B || !editable(left))) left = nullptr;
+      if (right != nullptr && (right->count + 2 > B || !editable(right))) right = nullptr;
+      if (left == nullptr && right == nullptr) return false;
+      T* d = l->data();
+      if (right != nullptr && (left == nullptr || right->count <= left->count)) {
+        const std::uint32_t k = static_cast<std::uint32_t>(B - right->count) / 2;  // l's last k go first in right
+        T* r = right->data();
+        const std::uint32_t rn = right->count;
+        for (std::uint32_t j = rn; j-- > 0;) {
+          if (j + k >= rn) {
+            ::new (static_cast<void*>(r + j + k)) T(std::move(r[j]));
+          } else {
+            r[j + k] = std::move(r[j]);
+          }
+        }
+        for (std::uint32_t j = 0; j < k; ++j) {
+          T& src = d[B - k + j];
+          if (j < rn) {
+            r[j] = std::move(src);
+          } else {
+            ::new (static_cast<void*>(r + j)) T(std::move(src));
+          }
+        }
+        right->count = rn + k;
+        for (std::uint32_t j = B - k; j < B; ++j) d[j].~T();
+        l->count = static_cast<std::uint32_t>(B) - k;
+      } else {
+        const std::uint32_t k = static_cast<std::uint32_t>(B - left->count) / 2;  // l's first k go last in left
+        T* a = left->data();
+        for (std::uint32_t j = 0; j < k; ++j) ::new (static_cast<void*>(a + left->count + j)) T(std::move(d[j]));
+        left->count += k;
+        std::move(d + k, d + B, d);
+        for (std::uint32_t j = static_cast<std::uint32_t>(B) - k; j < B; ++j) d[j].~T();
+        l->count = static_cast<std::uint32_t>(B) - k;
+      }
+      refresh(in, 1);
+      return true;
+    }
   }
 
   // ---- slicing --------------------------------------------------------------------------------
