@@ -193,6 +193,9 @@ void iterate(benchmark::State& state, const std::string& impl, std::size_t n, bo
     benchmark::DoNotOptimize(acc);
   });
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(n));
+  std::size_t leaves = 0;
+  s.tensors().for_each_chunk([&](const Tensor*, const Tensor*) { ++leaves; });
+  state.counters["elements_per_leaf"] = static_cast<double>(s.size()) / static_cast<double>(leaves);
 }
 
 void concat_halves(benchmark::State& state, const std::string& impl, std::size_t n) {
