@@ -124,8 +124,11 @@ class rrb_vector {
     return t->data()[t->count - 1];
   }
 
+  /// Iterators over the elements (random access; valid while this vector lives). O(log n) to
+  /// create, O(1) amortised per step.
   const_iterator begin() const noexcept { return const_iterator(get_view(), 0); }
   const_iterator end() const noexcept { return const_iterator(get_view(), size()); }
+  /// Reverse iterators.
   std::reverse_iterator<const_iterator> rbegin() const noexcept { return std::reverse_iterator<const_iterator>(end()); }
   std::reverse_iterator<const_iterator> rend() const noexcept { return std::reverse_iterator<const_iterator>(begin()); }
   const_iterator cbegin() const noexcept { return begin(); }
@@ -164,6 +167,7 @@ class rrb_vector {
     if (is_small()) return small_copy({seg(0, h_->count - 1u)});
     return finish(pop_back_impl(copy_state()), nullptr);
   }
+  /// In-place form of pop_back (see class notes).
   rrb_vector pop_back() && {
     check_index("pop_back", 0, size());
     holder_ptr h = std::move(h_);
@@ -178,6 +182,7 @@ class rrb_vector {
     if (is_small()) return small_copy({seg(0, i), {&v, &v + 1, true}, seg(i + 1, h_->count)});
     return finish(set_impl(copy_state(), i, v), nullptr);
   }
+  /// In-place form (see class notes).
   rrb_vector set(size_type i, T v) && {
     check_index("set", i, size());
     holder_ptr h = std::move(h_);
@@ -194,6 +199,7 @@ class rrb_vector {
     }
     return finish(insert_impl(copy_state(), i, v), nullptr);
   }
+  /// In-place form (see class notes).
   rrb_vector insert(size_type i, T v) && {
     check_position("insert", i, size());
     holder_ptr h = std::move(h_);
@@ -208,6 +214,7 @@ class rrb_vector {
     if (is_small()) return small_copy({seg(0, i), seg(i + 1, h_->count)});
     return finish(erase_impl(copy_state(), i), nullptr);
   }
+  /// In-place form (see class notes).
   rrb_vector erase(size_type i) && {
     check_index("erase", i, size());
     holder_ptr h = std::move(h_);
@@ -221,6 +228,7 @@ class rrb_vector {
     check_range(first, last);
     return finish(erase_range_impl(copy_state(), first, last), nullptr);
   }
+  /// In-place form (see class notes).
   rrb_vector erase(size_type first, size_type last) && {
     check_range(first, last);
     holder_ptr h = std::move(h_);
@@ -234,6 +242,7 @@ class rrb_vector {
     if (is_small()) return small_copy({seg(0, n)});
     return finish(take_impl(copy_state(), n), nullptr);
   }
+  /// In-place form (see class notes).
   rrb_vector take(size_type n) && {
     if (n >= size()) return std::move(*this);
     holder_ptr h = std::move(h_);
@@ -247,6 +256,7 @@ class rrb_vector {
     if (is_small()) return small_copy({seg(std::min<size_type>(n, size()), size())});
     return finish(drop_impl(copy_state(), n), nullptr);
   }
+  /// In-place form (see class notes).
   rrb_vector drop(size_type n) && {
     if (n == 0) return std::move(*this);
     holder_ptr h = std::move(h_);
@@ -259,6 +269,7 @@ class rrb_vector {
   friend rrb_vector operator+(const rrb_vector& a, const rrb_vector& b) {
     return finish(concat_impl(a.copy_state(), b.copy_state()), nullptr);
   }
+  /// In-place forms: an operand given by rvalue has its nodes reused where it holds them alone.
   friend rrb_vector operator+(rrb_vector&& a, const rrb_vector& b) {
     if (&a == &b) return std::as_const(a) + b;  // std::move(v) + v
     check_concat(a.size(), b.size());

@@ -163,12 +163,17 @@ class Shape {
  public:
   using dims_type = boost::container::small_vector<std::int64_t, 6>;
 
+  /// A scalar's shape (rank 0).
   Shape() = default;
+  /// The given dimensions, outermost first. Not validated until num_elements() is asked.
   Shape(std::initializer_list<std::int64_t> dims) : dims_(dims.begin(), dims.end()) {}
   explicit Shape(std::span<const std::int64_t> dims) : dims_(dims.begin(), dims.end()) {}
 
+  /// Number of dimensions. O(1).
   std::size_t rank() const noexcept { return dims_.size(); }
+  /// Dimension i; precondition i < rank().
   std::int64_t operator[](std::size_t i) const noexcept { return dims_[i]; }
+  /// All dimensions.
   std::span<const std::int64_t> dims() const noexcept { return {dims_.data(), dims_.size()}; }
   auto begin() const noexcept { return dims_.begin(); }
   auto end() const noexcept { return dims_.end(); }
