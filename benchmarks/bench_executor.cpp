@@ -32,15 +32,7 @@ constexpr std::int64_t kLength = 100000;
 constexpr std::int64_t kPayload = 16;
 
 ::onnx::ModelProto loop_erase_model() {
-  ::onnx::GraphProto body;
-  body.set_name("erase_body");
-  add_scalar_input(body, "i", DataType::Int64);
-  add_scalar_input(body, "cond_in", DataType::Bool);
-  add_input(body, "s_in", DataType::Float, true);
-  add_node(body, "Identity", {"cond_in"}, {"cond_out"});
-  add_node(body, "SequenceErase", {"s_in", "i"}, {"s_out"});
-  add_output(body, "cond_out", DataType::Bool, false);
-  add_output(body, "s_out", DataType::Float, true);
+  const ::onnx::GraphProto body = sequence_loop_body("SequenceErase", {"i"});
 
   ::onnx::GraphProto g;
   g.set_name("loop_erase");
@@ -57,15 +49,7 @@ constexpr std::int64_t kPayload = 16;
 }
 
 ::onnx::ModelProto loop_insert_model() {
-  ::onnx::GraphProto body;
-  body.set_name("insert_body");
-  add_scalar_input(body, "i", DataType::Int64);
-  add_scalar_input(body, "cond_in", DataType::Bool);
-  add_input(body, "s_in", DataType::Float, true);
-  add_node(body, "Identity", {"cond_in"}, {"cond_out"});
-  add_node(body, "SequenceInsert", {"s_in", "T"}, {"s_out"});  // T from the outer graph
-  add_output(body, "cond_out", DataType::Bool, false);
-  add_output(body, "s_out", DataType::Float, true);
+  const ::onnx::GraphProto body = sequence_loop_body("SequenceInsert", {"T"});  // T: outer graph
 
   ::onnx::GraphProto g;
   g.set_name("loop_insert");

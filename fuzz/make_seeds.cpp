@@ -18,21 +18,10 @@ void write(const std::string& dir, const std::string& name, char mode, char dtyp
   std::ofstream(dir + "/" + name, std::ios::binary) << mode << dtype_index << bytes;
 }
 
-::onnx::GraphProto loop_body(const std::string& op) {
-  ::onnx::GraphProto body;
-  add_scalar_input(body, "i", DataType::Int64);
-  add_scalar_input(body, "c", DataType::Bool);
-  add_input(body, "s", DataType::Float, true);
-  add_node(body, "Identity", {"c"}, {"c2"});
-  if (op == "SequenceInsert") {
-    add_node(body, "Constant", {}, {"x"});
-    add_tensor_attribute(body.mutable_node(1), "value", Tensor::from_values<float>(Shape{2}, {1, 2}));
-    add_node(body, "SequenceInsert", {"s", "x"}, {"s2"});
-  } else {
-    add_node(body, op, {"s", "i"}, {"s2"});
-  }
-  add_output(body, "c2", DataType::Bool, false);
-  add_output(body, "s2", DataType::Float, true);
+// A Loop body appending a constant made inside the body, so that Constant runs in a subgraph.
+::onnx::GraphProto insert_constant_body() {
+  ::onnx::GraphProto body = sequence_loop_body("SequenceInsert", {"x"});
+  add_tensor_attribute(add_node(body, "Constant", {}, {"x"}), "value", Tensor::from_values<float>(Shape{2}, {1, 2}));
   return body;
 }
 
@@ -50,7 +39,7 @@ int main(int argc, char** argv) {
     add_scalar_input(g, "k", DataType::Int64);
     add_node(g, "SequenceEmpty", {}, {"e"});
     auto* loop = add_node(g, "Loop", {"k", "", "e"}, {"s"});
-    add_graph_attribute(loop, "body", loop_body("SequenceInsert"));
+    add_graph_attribute(loop, "body", insert_constant_body());
     add_node(g, "SequenceConstruct", {"x", "x"}, {"c"});
     add_node(g, "ConcatFromSequence", {"c"}, {"cc"});
     add_int_attribute(g.mutable_node(3), "axis", 0);
@@ -90,7 +79,7 @@ int main(int argc, char** argv) {
     auto* map = add_node(g, "SequenceMap", {"s"}, {"shapes"});
     add_graph_attribute(map, "body", map_body);
     auto* loop = add_node(g, "Loop", {"zero", "b", "s"}, {"s2"});
-    add_graph_attribute(loop, "body", loop_body("SequenceErase"));
+    add_graph_attribute(loop, "body", sequence_loop_body("SequenceErase", {"i"}));
     add_node(g, "OptionalHasElement", {"s2"}, {"has"});
     add_output(g, "sl", DataType::Float, false);
     add_output(g, "shapes", DataType::Int64, true);

@@ -20,11 +20,9 @@ std::size_t resolve(const char* op, std::int64_t p, std::size_t n, bool allow_en
   const std::int64_t hi = allow_end ? sn : sn - 1;
   if (p < -sn || p > hi) {
     const std::string value = "position " + std::to_string(p) + (defaulted ? " (the default)" : "");
-    if (hi < -sn || n == 0) {
-      if (!allow_end || p != 0) {
-        throw IndexError(std::string(op) + ": " + value + " is out of range for an empty sequence" +
-                         (allow_end ? " (only 0 is valid)" : " (no position is valid)"));
-      }
+    if (n == 0) {
+      throw IndexError(std::string(op) + ": " + value + " is out of range for an empty sequence" +
+                       (allow_end ? " (only 0 is valid)" : " (no position is valid)"));
     }
     throw IndexError(std::string(op) + ": " + value + " is out of range [" + std::to_string(-sn) + ", " +
                      std::to_string(hi) + "] for a sequence of " + tensors(n));

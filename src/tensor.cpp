@@ -142,6 +142,11 @@ void throw_wrong_type(std::string_view what, DataType requested, DataType actual
                   dtype_name(actual));
 }
 
+void throw_count_mismatch(std::size_t given, const Shape& shape, std::size_t holds) {
+  throw ShapeError("Tensor::from_values: " + std::to_string(given) + " values for shape " + to_string(shape) +
+                   ", which holds " + std::to_string(holds));
+}
+
 }  // namespace detail
 
 const Shape& Tensor::shape() const noexcept {
@@ -158,10 +163,7 @@ std::span<const std::byte> Tensor::raw_data() const {
 
 Tensor Tensor::from_bools(Shape shape, std::span<const char> values) {
   TensorBuffer b(DataType::Bool, std::move(shape));
-  if (b.size() != values.size()) {
-    throw ShapeError("Tensor::from_values: " + std::to_string(values.size()) + " values for shape " +
-                     to_string(b.shape()) + ", which holds " + std::to_string(b.size()));
-  }
+  if (b.size() != values.size()) detail::throw_count_mismatch(values.size(), b.shape(), b.size());
   auto out = b.values<bool>();
   for (std::size_t i = 0; i < values.size(); ++i) out[i] = values[i] != 0;
   return std::move(b).freeze();

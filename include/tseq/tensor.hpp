@@ -227,6 +227,7 @@ struct TensorStorage {
 };
 
 [[noreturn]] void throw_wrong_type(std::string_view what, DataType requested, DataType actual);
+[[noreturn]] void throw_count_mismatch(std::size_t given, const Shape& shape, std::size_t holds);
 
 }  // namespace detail
 
@@ -359,10 +360,7 @@ template <class T>
 Tensor Tensor::from_values(Shape shape, std::span<const T> values) {
   static_assert(is_element_type<T>, "T must be one of the 15 ONNX sequence element types");
   TensorBuffer b(data_type_of<T>, std::move(shape));
-  if (b.size() != values.size()) {
-    throw ShapeError("Tensor::from_values: " + std::to_string(values.size()) + " values for shape " +
-                     to_string(b.shape()) + ", which holds " + std::to_string(b.size()));
-  }
+  if (b.size() != values.size()) detail::throw_count_mismatch(values.size(), b.shape(), b.size());
   std::copy(values.begin(), values.end(), b.values<T>().begin());
   return std::move(b).freeze();
 }

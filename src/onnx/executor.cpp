@@ -38,7 +38,6 @@ struct Graph {
   std::string name;
   std::vector<ValueInfo> inputs;
   std::vector<ValueInfo> outputs;
-  std::vector<std::pair<std::string, Value>> initializers;
   std::vector<Node> nodes;           // in execution order
   std::set<std::string> free_names;  // taken from enclosing graphs
   // Every value defined here (inputs, initializers, node outputs) lives in a slot of the run's
@@ -107,10 +106,11 @@ std::shared_ptr<const Graph> compile(const ::onnx::GraphProto& gp, std::shared_p
   const std::string ctx = where + (gp.name().empty() ? "" : " graph '" + gp.name() + "'");
   std::set<std::string> defined;
   std::set<std::string> with_init;
+  std::vector<std::pair<std::string, Value>> initializers;  // placed in slots below
   if (gp.sparse_initializer_size() > 0) throw Error(ctx + ": sparse initializers are not supported");
   for (const auto& t : gp.initializer()) {
     with_init.insert(t.name());
-    g->initializers.emplace_back(t.name(), from_proto(t, ctx + ": initializer '" + t.name() + "'"));
+    initializers.emplace_back(t.name(), from_proto(t, ctx + ": initializer '" + t.name() + "'"));
     defined.insert(t.name());
   }
   for (const auto& vi : gp.input()) {
@@ -251,7 +251,7 @@ std::shared_ptr<const Graph> compile(const ::onnx::GraphProto& gp, std::shared_p
     return it->second;
   };
   for (const auto& i : g->inputs) g->input_slots.push_back(slot(i.name));
-  for (const auto& [name, v] : g->initializers) g->initializer_slots.emplace_back(slot(name), v);
+  for (auto& [name, v] : initializers) g->initializer_slots.emplace_back(slot(name), std::move(v));
   for (Node& n : g->nodes) {
     for (const auto& o : n.outputs) n.out_slots.push_back(o.empty() ? -1 : slot(o));
   }

@@ -176,14 +176,7 @@ TEST(Executor, ErrorsNameTheModelTheNodeAndTheProblem) {
 }
 
 TEST(Executor, SessionLimitsStopRunawayModels) {
-  ::onnx::GraphProto body;
-  add_scalar_input(body, "i", DataType::Int64);
-  add_scalar_input(body, "c", DataType::Bool);
-  add_input(body, "s", DataType::Float, true);
-  add_node(body, "Identity", {"c"}, {"c2"});
-  add_node(body, "SequenceInsert", {"s", "x"}, {"s2"});
-  add_output(body, "c2", DataType::Bool, false);
-  add_output(body, "s2", DataType::Float, true);
+  const ::onnx::GraphProto body = sequence_loop_body("SequenceInsert", {"x"});
   ::onnx::GraphProto g;
   add_input(g, "x", DataType::Float, false);
   add_scalar_input(g, "k", DataType::Int64);

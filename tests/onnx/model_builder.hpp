@@ -68,6 +68,24 @@ inline void add_graph_attribute(::onnx::NodeProto* n, const std::string& name, c
   *a->mutable_g() = g;
 }
 
+// A Loop body over one loop-carried float sequence "s": it passes the condition "c" through and
+// sets s2 = op(s, operands...), e.g. ("SequenceErase", {"i"}) erases at the iteration number
+// and ("SequenceInsert", {"x"}) appends a value "x" of the enclosing graph.
+inline ::onnx::GraphProto sequence_loop_body(const std::string& op, const std::vector<std::string>& operands) {
+  ::onnx::GraphProto body;
+  body.set_name("loop_body");
+  add_scalar_input(body, "i", tseq::DataType::Int64);
+  add_scalar_input(body, "c", tseq::DataType::Bool);
+  add_input(body, "s", tseq::DataType::Float, true);
+  add_node(body, "Identity", {"c"}, {"c2"});
+  std::vector<std::string> in{"s"};
+  in.insert(in.end(), operands.begin(), operands.end());
+  add_node(body, op, in, {"s2"});
+  add_output(body, "c2", tseq::DataType::Bool, false);
+  add_output(body, "s2", tseq::DataType::Float, true);
+  return body;
+}
+
 inline ::onnx::ModelProto make_model(const ::onnx::GraphProto& g, int opset = 17) {
   ::onnx::ModelProto m;
   m.set_ir_version(8);
