@@ -160,11 +160,15 @@ Tensor sequence_at(const TensorSequence& s, std::int64_t position) {
   return s[resolve("SequenceAt", position, s.size(), false, false)];
 }
 
-Tensor sequence_length(const TensorSequence& s) { return Tensor::scalar(static_cast<std::int64_t>(s.size())); }
+Tensor sequence_length(const TensorSequence& s, std::pmr::memory_resource* resource) {
+  return Tensor::scalar(static_cast<std::int64_t>(s.size()), resource);
+}
 
 TensorSequence split_to_sequence(const Tensor& input, const std::optional<Tensor>& split, std::int64_t axis,
-                                 std::int64_t keepdims) {
+                                 std::int64_t keepdims, std::pmr::memory_resource* resource) {
   const char* op = "SplitToSequence";
+  if (!input.device().is_host_readable()) detail::throw_not_host(op, "input", input.device());
+  if (split && !split->device().is_host_readable()) detail::throw_not_host(op, "split", split->device());
   const Shape& shape = input.shape();
   if (shape.rank() == 0) {
     throw ShapeError(std::string(op) + ": the input is a scalar (shape []); it has no axis to split");
@@ -223,7 +227,7 @@ TensorSequence split_to_sequence(const Tensor& input, const std::optional<Tensor
     const T* src = input.values<T>().data();
     std::int64_t start = 0;
     for (std::int64_t len : lengths) {
-      TensorBuffer piece(input.dtype(), drop_axis ? shape.removed(a) : shape.with(a, len));
+      TensorBuffer piece(input.dtype(), drop_axis ? shape.removed(a) : shape.with(a, len), resource);
       copy_columns(src, dim * inner, start * inner, piece.values<T>().data(), len * inner, 0, outer, len * inner);
       out.push_back(std::move(piece).freeze());
       start += len;
@@ -232,7 +236,8 @@ TensorSequence split_to_sequence(const Tensor& input, const std::optional<Tensor
   return SequenceAccess::make(input.dtype(), std::move(out).persistent());
 }
 
-Tensor concat_from_sequence(const TensorSequence& s, std::int64_t axis, std::int64_t new_axis) {
+Tensor concat_from_sequence(const TensorSequence& s, std::int64_t axis, std::int64_t new_axis,
+                            std::pmr::memory_resource* resource) {
   const char* op = "ConcatFromSequence";
   if (new_axis != 0 && new_axis != 1) {
     throw Error(std::string(op) + ": new_axis " + std::to_string(new_axis) + " is invalid; it must be 0 or 1");
@@ -251,6 +256,9 @@ Tensor concat_from_sequence(const TensorSequence& s, std::int64_t axis, std::int
   std::int64_t total = 0;
   std::size_t i = 0;
   for (const Tensor& t : s) {
+    if (!t.device().is_host_readable()) {
+      detail::throw_not_host(op, "tensor " + std::to_string(i) + " of the sequence", t.device());
+    }
     const Shape& sh = t.shape();
     bool ok = sh.rank() == r;
     for (std::size_t d = 0; ok && d < r; ++d) ok = sh[d] == first[d] || (!stack && d == a);
@@ -265,7 +273,7 @@ Tensor concat_from_sequence(const TensorSequence& s, std::int64_t axis, std::int
   }
   const Index outer = product(first.dims().subspan(0, a));
   const Index inner = product(first.dims().subspan(stack ? a : a + 1));
-  TensorBuffer out(s.elem_type(), stack ? first.inserted(a, total) : first.with(a, total));
+  TensorBuffer out(s.elem_type(), stack ? first.inserted(a, total) : first.with(a, total), resource);
   visit_dtype(s.elem_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* dst = out.values<T>().data();

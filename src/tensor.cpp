@@ -1,4 +1,4 @@
-// Element-type tables, shapes and tensor storage.
+// Element-type tables, devices, shapes and tensor storage (owned and adopted).
 
 #include "tseq/tensor.hpp"
 
@@ -54,6 +54,72 @@ std::size_t dtype_size(DataType t) {
   return visit_dtype(t, [](auto tag) { return sizeof(typename decltype(tag)::type); });
 }
 
+std::size_t dtype_alignment(DataType t) {
+  return visit_dtype(t, [](auto tag) { return alignof(typename decltype(tag)::type); });
+}
+
+namespace {
+// ::operator new for the alignments tseq asks for (alignof(std::max_align_t)), the aligned
+// form only beyond that.
+class NewDeleteResource final : public std::pmr::memory_resource {
+  void* do_allocate(std::size_t bytes, std::size_t align) override {
+    if (align <= __STDCPP_DEFAULT_NEW_ALIGNMENT__) return ::operator new(bytes);
+    return ::operator new(bytes, std::align_val_t(align));
+  }
+  void do_deallocate(void* p, std::size_t bytes, std::size_t align) override {
+    if (align <= __STDCPP_DEFAULT_NEW_ALIGNMENT__) {
+      ::operator delete(p, bytes);
+    } else {
+      ::operator delete(p, bytes, std::align_val_t(align));
+    }
+  }
+  bool do_is_equal(const std::pmr::memory_resource& o) const noexcept override { return this == &o; }
+};
+}  // namespace
+
+std::pmr::memory_resource* default_memory_resource() noexcept {
+  static NewDeleteResource r;
+  return &r;
+}
+
+std::string device_type_name(DeviceType t) {
+  switch (t) {
+    case DeviceType::Cpu:
+      return "cpu";
+    case DeviceType::Cuda:
+      return "cuda";
+    case DeviceType::CudaHost:
+      return "cuda_host";
+    case DeviceType::OpenCl:
+      return "opencl";
+    case DeviceType::Vulkan:
+      return "vulkan";
+    case DeviceType::Metal:
+      return "metal";
+    case DeviceType::Vpi:
+      return "vpi";
+    case DeviceType::Rocm:
+      return "rocm";
+    case DeviceType::RocmHost:
+      return "rocm_host";
+    case DeviceType::ExtDev:
+      return "ext_dev";
+    case DeviceType::CudaManaged:
+      return "cuda_managed";
+    case DeviceType::OneApi:
+      return "oneapi";
+    case DeviceType::WebGpu:
+      return "webgpu";
+    case DeviceType::Hexagon:
+      return "hexagon";
+  }
+  return "device_type(" + std::to_string(static_cast<std::int32_t>(t)) + ")";
+}
+
+std::string to_string(const Device& d) { return device_type_name(d.type) + ":" + std::to_string(d.id); }
+
+std::ostream& operator<<(std::ostream& os, const Device& d) { return os << to_string(d); }
+
 DataType data_type_from_code(std::int32_t code, std::string_view context) {
   const auto t = static_cast<DataType>(code);
   if (!is_valid(t)) {
@@ -107,18 +173,35 @@ std::ostream& operator<<(std::ostream& os, const Shape& s) { return os << to_str
 
 namespace detail {
 
-TensorStorage* TensorStorage::create(DataType t, Shape s) {
+namespace {
+constexpr std::size_t block_alignment = alignof(std::max_align_t);
+
+void destroy_owned(TensorStorage* p) noexcept {
+  if (p->dtype == DataType::String) {
+    auto* d = static_cast<std::string*>(p->data());
+    for (std::size_t i = 0; i < p->count; ++i) d[i].~basic_string();
+  }
+  std::pmr::memory_resource* r = p->resource;
+  const std::size_t bytes = p->block_bytes;
+  p->~TensorStorage();
+  r->deallocate(static_cast<void*>(p), bytes, block_alignment);
+}
+}  // namespace
+
+TensorStorage* TensorStorage::create(DataType t, Shape s, std::pmr::memory_resource* r) {
   const std::size_t elem = dtype_size(t);  // throws TypeError for an invalid t
   const auto n = static_cast<std::size_t>(s.num_elements());
   constexpr std::size_t header = sizeof(TensorStorage) + alignment - 1;
   if (n > (std::numeric_limits<std::size_t>::max() - header) / elem) {
     throw ShapeError("shape " + to_string(s) + " is too large to allocate");
   }
-  void* p = ::operator new(header + n * elem);
+  if (r == nullptr) r = default_memory_resource();
+  const std::size_t bytes = header + n * elem;
+  void* p = r->allocate(bytes, block_alignment);
   void* data = static_cast<std::byte*>(p) + sizeof(TensorStorage);
   std::size_t space = alignment - 1 + n * elem;
   std::align(alignment, n * elem, data, space);  // cannot fail: `alignment - 1` bytes of slack
-  auto* st = ::new (p) TensorStorage(t, std::move(s), n, data);
+  auto* st = ::new (p) TensorStorage(t, std::move(s), n, data, Device{}, true, r, bytes, &destroy_owned);
   if (t == DataType::String) {
     auto* d = static_cast<std::string*>(st->data());
     for (std::size_t i = 0; i < n; ++i) ::new (static_cast<void*>(d + i)) std::string();
@@ -128,13 +211,33 @@ TensorStorage* TensorStorage::create(DataType t, Shape s) {
   return st;
 }
 
-void TensorStorage::destroy(TensorStorage* p) noexcept {
-  if (p->dtype == DataType::String) {
-    auto* d = static_cast<std::string*>(p->data());
-    for (std::size_t i = 0; i < p->count; ++i) d[i].~basic_string();
+std::size_t check_adopt(DataType t, const Shape& s, const void* data, Device device, std::string_view what) {
+  const std::size_t elem = dtype_size(data_type_from_code(static_cast<std::int32_t>(t), what));
+  if (t == DataType::String) {
+    throw TypeError(std::string(what) +
+                    ": string tensors cannot be adopted (their elements are std::string objects that tseq "
+                    "must own); build them with Tensor::from_values");
   }
-  p->~TensorStorage();
-  ::operator delete(static_cast<void*>(p));
+  if (!is_valid(device.type) || device.id < 0) {
+    throw Error(std::string(what) + ": device " + to_string(device) +
+                " is not a valid device (DLPack device type codes 1-4 and 7-16, id >= 0)");
+  }
+  const auto n = static_cast<std::size_t>(s.num_elements());  // ShapeError for a bad shape
+  if (n > std::numeric_limits<std::size_t>::max() / elem) {
+    throw ShapeError(std::string(what) + ": shape " + to_string(s) + " has more bytes than fit in memory");
+  }
+  if (data == nullptr && n != 0) {
+    throw Error(std::string(what) + ": data is null but shape " + to_string(s) + " has " + std::to_string(n) +
+                " elements");
+  }
+  const std::size_t align = dtype_alignment(t);
+  if (device.is_host_readable() && reinterpret_cast<std::uintptr_t>(data) % align != 0) {
+    std::ostringstream os;
+    os << what << ": data " << data << " on " << to_string(device) << " is not aligned to " << align
+       << " bytes, as " << dtype_name(t) << " elements need";
+    throw Error(os.str());
+  }
+  return n;
 }
 
 void throw_wrong_type(std::string_view what, DataType requested, DataType actual) {
@@ -145,6 +248,11 @@ void throw_wrong_type(std::string_view what, DataType requested, DataType actual
 void throw_count_mismatch(std::size_t given, const Shape& shape, std::size_t holds) {
   throw ShapeError("Tensor::from_values: " + std::to_string(given) + " values for shape " + to_string(shape) +
                    ", which holds " + std::to_string(holds));
+}
+
+void throw_not_host(std::string_view op, std::string_view what, Device device) {
+  throw DeviceError((op.empty() ? std::string() : std::string(op) + ": ") + std::string(what) + " is on " +
+                    to_string(device) + "; tseq reads only host memory");
 }
 
 }  // namespace detail
@@ -158,21 +266,55 @@ std::span<const std::byte> Tensor::raw_data() const {
   if (dtype() == DataType::String) {
     throw TypeError("Tensor::raw_data: a string tensor has no raw byte representation");
   }
+  if (!device().is_host_readable()) detail::throw_not_host("Tensor::raw_data", "the tensor", device());
   return {static_cast<const std::byte*>(raw()), size() * dtype_size(dtype())};
 }
 
-Tensor Tensor::from_bools(Shape shape, std::span<const char> values) {
-  TensorBuffer b(DataType::Bool, std::move(shape));
+Tensor Tensor::adopt(DataType dtype, Shape shape, const void* data, Device device, void (*release)(void*),
+                     void* context, Access access) {
+  detail::CallbackOwner owner(release, context);
+  try {
+    return adopt(dtype, std::move(shape), data, device, std::move(owner), access);
+  } catch (...) {
+    owner.release = nullptr;  // not adopted: the caller keeps the memory
+    throw;
+  }
+}
+
+TensorBuffer Tensor::into_buffer(std::pmr::memory_resource* resource) && {
+  if (!s_) return TensorBuffer(DataType::Float, Shape{0}, resource);
+  if (s_->writable && s_->refs.load(std::memory_order_acquire) == 1) return TensorBuffer(std::move(s_));
+  if (!s_->device.is_host_readable()) {
+    throw DeviceError("Tensor::into_buffer: the tensor is on " + to_string(s_->device) + " and " +
+                      (s_->writable ? "shared" : "read-only") +
+                      ", so it must be copied; tseq copies only host memory");
+  }
+  TensorBuffer b(s_->dtype, s_->shape, resource);
+  if (s_->dtype == DataType::String) {
+    const auto* from = static_cast<const std::string*>(s_->data());
+    std::copy(from, from + s_->count, b.values<std::string>().begin());
+  } else if (s_->count != 0) {
+    std::memcpy(b.data(), s_->data(), s_->count * dtype_size(s_->dtype));
+  }
+  s_.reset();
+  return b;
+}
+
+Tensor Tensor::from_bools(Shape shape, std::span<const char> values, std::pmr::memory_resource* resource) {
+  TensorBuffer b(DataType::Bool, std::move(shape), resource);
   if (b.size() != values.size()) detail::throw_count_mismatch(values.size(), b.shape(), b.size());
   auto out = b.values<bool>();
   for (std::size_t i = 0; i < values.size(); ++i) out[i] = values[i] != 0;
   return std::move(b).freeze();
 }
 
-TensorBuffer::TensorBuffer(DataType t, Shape shape) : s_(detail::TensorStorage::create(t, std::move(shape)), false) {}
+TensorBuffer::TensorBuffer(DataType t, Shape shape, std::pmr::memory_resource* resource)
+    : s_(detail::TensorStorage::create(t, std::move(shape), resource), false) {}
 
 bool equal(const Tensor& a, const Tensor& b) {
   if (a.dtype() != b.dtype() || !(a.shape() == b.shape())) return false;
+  if (!a.device().is_host_readable()) detail::throw_not_host("equal", "the first tensor", a.device());
+  if (!b.device().is_host_readable()) detail::throw_not_host("equal", "the second tensor", b.device());
   return visit_dtype(a.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const auto x = a.values<T>();
@@ -202,6 +344,7 @@ void put(std::ostream& os, const T& v) {
 }  // namespace
 
 std::string to_string(const Tensor& t, std::size_t max_values) {
+  if (!t.device().is_host_readable()) detail::throw_not_host("to_string", "the tensor", t.device());
   std::ostringstream os;
   os << dtype_name(t.dtype()) << to_string(t.shape()) << '{';
   visit_dtype(t.dtype(), [&](auto tag) {
@@ -224,6 +367,7 @@ std::int64_t to_index(const Tensor& t, std::string_view op, std::string_view wha
     throw TypeError(std::string(op) + ": " + std::string(what) + " must be an int32 or int64 tensor, got " +
                     dtype_name(t.dtype()));
   }
+  if (!t.device().is_host_readable()) detail::throw_not_host(op, what, t.device());
   if (t.size() != 1) {
     throw ShapeError(std::string(op) + ": " + std::string(what) +
                      " must hold exactly one value (a scalar or shape [1]), got shape " + to_string(t.shape()));

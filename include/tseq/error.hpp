@@ -37,4 +37,12 @@ class IndexError : public Error {
   using Error::Error;
 };
 
+/// An operation that reads or writes payload met a tensor whose memory the host cannot read
+/// (Device::is_host_readable() is false), e.g.
+/// "SplitToSequence: input is on cuda:0; tseq reads only host memory".
+class DeviceError : public Error {
+ public:
+  using Error::Error;
+};
+
 }  // namespace tseq

@@ -2,7 +2,9 @@
 
 /// @file
 /// tseq::Tensor: an immutable, reference-counted tensor of one of the 15 ONNX element types
-/// that sequences may hold, with Eigen views of its payload.
+/// that sequences may hold, with Eigen views of its payload. A tensor either owns its payload
+/// (allocated by tseq from a std::pmr::memory_resource) or adopts memory that a runtime owns
+/// (Tensor::adopt, tseq/dlpack.hpp), on any device. docs/embedding.md states the ownership rules.
 
 #include <algorithm>
 #include <atomic>
@@ -11,6 +13,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <iosfwd>
+#include <memory_resource>
 #include <span>
 #include <string>
 #include <string_view>
@@ -23,6 +26,7 @@
 #include <boost/intrusive_ptr.hpp>
 #include <unsupported/Eigen/CXX11/Tensor>
 
+#include "tseq/device.hpp"
 #include "tseq/error.hpp"
 
 namespace tseq {
@@ -68,6 +72,13 @@ std::ostream& operator<<(std::ostream& os, DataType t);
 
 /// Bytes per element in memory (sizeof the C++ type; std::string for String).
 std::size_t dtype_size(DataType t);
+
+/// Alignment an element of type t needs in memory (alignof the C++ type).
+std::size_t dtype_alignment(DataType t);
+
+/// The memory resource tseq allocates payloads from when a caller passes none (nullptr):
+/// plain ::operator new / ::operator delete. Never null; thread-safe.
+[[nodiscard]] std::pmr::memory_resource* default_memory_resource() noexcept;
 
 /// The DataType of ONNX code `code`; throws TypeError naming `context` and the valid codes if
 /// it is not one of the 15.
@@ -200,102 +211,223 @@ std::ostream& operator<<(std::ostream& os, const Shape& s);
 
 namespace detail {
 
-// One allocation: this header, then the elements at the next 64-byte boundary (plain
-// operator new plus slack: an aligned operator new costs about 4x more here).
+// The shared header of a payload. Two kinds:
+//  - owned: one block from `resource` holding this header, then the elements at the next
+//    64-byte boundary (plain allocation plus slack: an aligned operator new costs about 4x
+//    more here); destroy_ = destroy_owned.
+//  - adopted: an AdoptedStorage<Owner> (one `new`) whose data_ points into memory the owner
+//    keeps alive; resource == nullptr; destroy_ runs ~Owner on the thread dropping the last
+//    handle.
+// Invariants: refs counts Tensor/TensorBuffer handles; count == shape.num_elements();
+// data_ != nullptr when count > 0; a host-readable payload is aligned for its element type.
 struct TensorStorage {
   static constexpr std::size_t alignment = 64;
+  using destroy_fn = void (*)(TensorStorage*) noexcept;
 
   std::atomic<std::size_t> refs{1};
   DataType dtype;
+  Device device;
+  bool writable;  // the payload may be handed out for writing when refs == 1 (into_buffer)
   Shape shape;
   std::size_t count;
   void* data_;
+  std::pmr::memory_resource* resource;  // owned: where the block came from; adopted: nullptr
+  std::size_t block_bytes;              // owned: size of the block
+  destroy_fn destroy_;
 
-  TensorStorage(DataType t, Shape s, std::size_t n, void* d) : dtype(t), shape(std::move(s)), count(n), data_(d) {}
+  TensorStorage(DataType t, Shape s, std::size_t n, void* d, Device dev, bool w, std::pmr::memory_resource* r,
+                std::size_t bytes, destroy_fn destroy) noexcept
+      : dtype(t),
+        device(dev),
+        writable(w),
+        shape(std::move(s)),
+        count(n),
+        data_(d),
+        resource(r),
+        block_bytes(bytes),
+        destroy_(destroy) {}
 
   void* data() noexcept { return data_; }
   const void* data() const noexcept { return data_; }
 
-  // Value-initialised elements (zeros, false, empty strings).
-  static TensorStorage* create(DataType t, Shape s);
-  static void destroy(TensorStorage* p) noexcept;
+  // Value-initialised elements (zeros, false, empty strings), allocated from r (nullptr: the
+  // default resource). Throws ShapeError for a bad or too large shape, TypeError for a bad t.
+  static TensorStorage* create(DataType t, Shape s, std::pmr::memory_resource* r);
 
   friend void intrusive_ptr_add_ref(TensorStorage* p) noexcept { p->refs.fetch_add(1, std::memory_order_relaxed); }
   friend void intrusive_ptr_release(TensorStorage* p) noexcept {
-    if (p->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) destroy(p);
+    if (p->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) p->destroy_(p);
   }
 };
 
+template <class Owner>
+struct AdoptedStorage final : TensorStorage {
+  Owner owner;
+
+  template <class O>
+  AdoptedStorage(DataType t, Shape s, std::size_t n, void* d, Device dev, bool w, O&& o)
+      : TensorStorage(t, std::move(s), n, d, dev, w, nullptr, 0, &destroy), owner(std::forward<O>(o)) {}
+
+  static void destroy(TensorStorage* p) noexcept { delete static_cast<AdoptedStorage*>(p); }
+};
+
+// The C form of an owner: calls release(context) once, when destroyed (unless moved from).
+struct CallbackOwner {
+  void (*release)(void*);
+  void* context;
+  CallbackOwner(void (*r)(void*), void* c) noexcept : release(r), context(c) {}
+  CallbackOwner(CallbackOwner&& o) noexcept : release(std::exchange(o.release, nullptr)), context(o.context) {}
+  CallbackOwner& operator=(CallbackOwner&&) = delete;
+  ~CallbackOwner() {
+    if (release != nullptr) release(context);
+  }
+};
+
+// Validates an adoption; returns the element count. Throws TypeError (string or bad dtype),
+// ShapeError (bad shape), Error (null data with elements, misaligned host data, bad device).
+std::size_t check_adopt(DataType t, const Shape& s, const void* data, Device device, std::string_view what);
+
 [[noreturn]] void throw_wrong_type(std::string_view what, DataType requested, DataType actual);
 [[noreturn]] void throw_count_mismatch(std::size_t given, const Shape& shape, std::size_t holds);
+// DeviceError "op: what is on D; tseq reads only host memory" (no "op: " when op is empty).
+[[noreturn]] void throw_not_host(std::string_view op, std::string_view what, Device device);
 
 }  // namespace detail
 
 class TensorBuffer;
 
+/// Whether an adopted payload may be written by tseq's user once it is the sole owner
+/// (Tensor::into_buffer hands such memory out instead of copying it).
+enum class Access : std::uint8_t {
+  read_only,  ///< the memory is never written through tseq; into_buffer copies it
+  writable,   ///< into_buffer on the only handle returns this memory for writing
+};
+
 /// An immutable tensor. Copying a Tensor shares its payload (one atomic increment); nothing
 /// can change the payload once a Tensor exists. The default-constructed Tensor is an empty
-/// float tensor of shape [0].
+/// float tensor of shape [0] on the host.
+///
+/// The payload is either tseq's own (from_values, TensorBuffer, the operators: host memory
+/// from a std::pmr::memory_resource) or adopted from its owner (adopt, from_dlpack: any
+/// device, never copied). Views of the elements (values, value, array, tensor, raw_data) and
+/// everything that reads them throw DeviceError unless device().is_host_readable().
 class Tensor {
  public:
   Tensor() noexcept = default;
 
-  /// A tensor of `shape` holding `values` (row-major). O(n) copy. Throws ShapeError if the
-  /// element count does not match the shape.
+  /// A tensor of `shape` holding `values` (row-major), allocated from `resource` (nullptr:
+  /// default_memory_resource()), which must outlive the tensor. O(n) copy, one allocation.
+  /// Throws ShapeError if the element count does not match the shape.
   template <class T>
-  static Tensor from_values(Shape shape, std::span<const T> values);
+  [[nodiscard]] static Tensor from_values(Shape shape, std::span<const T> values,
+                                          std::pmr::memory_resource* resource = nullptr);
   template <class T>
-  static Tensor from_values(Shape shape, const std::vector<T>& values) {
+  [[nodiscard]] static Tensor from_values(Shape shape, const std::vector<T>& values,
+                                          std::pmr::memory_resource* resource = nullptr) {
     if constexpr (std::is_same_v<T, bool>) {  // vector<bool> is not contiguous
       const std::vector<char> tmp(values.begin(), values.end());
-      return from_bools(std::move(shape), tmp);
+      return from_bools(std::move(shape), tmp, resource);
     } else {
-      return from_values<T>(std::move(shape), std::span<const T>(values.data(), values.size()));
+      return from_values<T>(std::move(shape), std::span<const T>(values.data(), values.size()), resource);
     }
   }
   template <class T>
-  static Tensor from_values(Shape shape, std::initializer_list<T> values) {
-    return from_values<T>(std::move(shape), std::span<const T>(values.begin(), values.size()));
+  [[nodiscard]] static Tensor from_values(Shape shape, std::initializer_list<T> values,
+                                          std::pmr::memory_resource* resource = nullptr) {
+    return from_values<T>(std::move(shape), std::span<const T>(values.begin(), values.size()), resource);
   }
-  /// A rank-0 tensor holding v.
+  /// A rank-0 tensor holding v (allocated from `resource`, nullptr: the default).
   template <class T>
-  static Tensor scalar(T v) {
-    return from_values<T>(Shape{}, std::span<const T>(&v, 1));
+  [[nodiscard]] static Tensor scalar(T v, std::pmr::memory_resource* resource = nullptr) {
+    return from_values<T>(Shape{}, std::span<const T>(&v, 1), resource);
   }
+
+  /// Adopts memory the caller's runtime owns: a tensor of `dtype` and `shape` whose elements
+  /// (row-major, compact) start at `data` on `device`. O(1): no payload copy, exactly one
+  /// small allocation (the tensor header, which holds `owner`).
+  ///
+  /// `owner` is any object that keeps the memory alive (a std::shared_ptr<void>, an arena
+  /// lease, a framework's tensor handle); it is moved (or copied, if an lvalue) into the
+  /// header and destroyed exactly once, when the last Tensor/TensorBuffer sharing the
+  /// payload goes, on whichever thread drops that handle. Its move constructor must not
+  /// throw; it must not be a raw pointer (which would own nothing).
+  ///
+  /// `data` may be null only when the shape has no elements. On a host-readable device it
+  /// must be aligned for the element type (64-byte alignment is not needed). With
+  /// Access::writable, into_buffer() on the only handle returns this memory for writing.
+  ///
+  /// Throws TypeError for a string dtype (string payloads are std::string objects that tseq
+  /// owns) or an invalid dtype, ShapeError for a negative dim or a size that overflows, Error
+  /// for null data with elements, misaligned host data, or an unknown device; std::bad_alloc
+  /// if the header cannot be allocated. On any throw `owner` is left untouched: the caller
+  /// still owns the memory.
+  template <class Owner>
+    requires(!std::is_pointer_v<std::decay_t<Owner>> && !std::is_function_v<std::remove_reference_t<Owner>>)
+  [[nodiscard]] static Tensor adopt(DataType dtype, Shape shape, const void* data, Device device, Owner&& owner,
+                                    Access access = Access::read_only) {
+    using O = std::decay_t<Owner>;
+    static_assert(std::is_nothrow_move_constructible_v<O>, "an owner's move constructor must not throw");
+    static_assert(std::is_nothrow_destructible_v<O>, "an owner's destructor must not throw");
+    const std::size_t n = detail::check_adopt(dtype, shape, data, device, "Tensor::adopt");
+    return Tensor(boost::intrusive_ptr<detail::TensorStorage>(
+        new detail::AdoptedStorage<O>(dtype, std::move(shape), n, const_cast<void*>(data), device,
+                                      access == Access::writable, std::forward<Owner>(owner)),
+        false));
+  }
+
+  /// The C form of adopt: `release(context)` is called exactly once, when the last handle
+  /// goes (never if adopt throws: then the caller still owns the memory). `release` may be
+  /// null (nothing to release).
+  [[nodiscard]] static Tensor adopt(DataType dtype, Shape shape, const void* data, Device device,
+                                    void (*release)(void* context), void* context, Access access = Access::read_only);
 
   /// Element type. O(1).
-  DataType dtype() const noexcept { return s_ ? s_->dtype : DataType::Float; }
-  /// Dimensions. O(1).
-  const Shape& shape() const noexcept;
+  [[nodiscard]] DataType dtype() const noexcept { return s_ ? s_->dtype : DataType::Float; }
+  /// Dimensions. O(1). The reference lives as long as any handle to this payload.
+  [[nodiscard]] const Shape& shape() const noexcept;
   /// Number of dimensions. O(1).
-  std::size_t rank() const noexcept { return shape().rank(); }
+  [[nodiscard]] std::size_t rank() const noexcept { return shape().rank(); }
   /// Number of elements (product of dims). O(1).
-  std::size_t size() const noexcept { return s_ ? s_->count : 0; }
+  [[nodiscard]] std::size_t size() const noexcept { return s_ ? s_->count : 0; }
+  /// Where the payload lives. O(1). Host (cpu:0) for every tensor tseq creates.
+  [[nodiscard]] Device device() const noexcept { return s_ ? s_->device : Device{}; }
+  /// The first element, on any device (an opaque handle on some); null for an empty
+  /// default-constructed tensor. Reading through it on a device that is not host-readable is
+  /// the caller's business. O(1), never throws.
+  [[nodiscard]] const void* data() const noexcept { return raw(); }
+  /// True if the payload was adopted (adopt, from_dlpack) rather than allocated by tseq.
+  [[nodiscard]] bool is_adopted() const noexcept { return s_ && s_->resource == nullptr; }
+  /// The resource a tseq-owned payload was allocated from; nullptr for an adopted payload
+  /// and for the default-constructed tensor.
+  [[nodiscard]] std::pmr::memory_resource* memory_resource() const noexcept { return s_ ? s_->resource : nullptr; }
 
-  /// The elements, row-major. Throws TypeError if T is not the tensor's element type.
+  /// The elements, row-major. Throws TypeError if T is not the tensor's element type,
+  /// DeviceError if the payload is not host-readable. The span lives as long as any handle
+  /// to this payload.
   template <class T>
-  std::span<const T> values() const {
-    check_type<T>("Tensor::values");
+  [[nodiscard]] std::span<const T> values() const {
+    check_readable<T>("Tensor::values");
     return {static_cast<const T*>(raw()), size()};
   }
-  /// Element i of the flat, row-major payload (checked type, unchecked index).
+  /// Element i of the flat, row-major payload (checked type and device, unchecked index).
   template <class T>
-  const T& value(std::size_t i) const {
+  [[nodiscard]] const T& value(std::size_t i) const {
     return values<T>()[i];
   }
 
-  /// The payload as a flat Eigen array (numeric element types). Throws TypeError on a wrong T.
+  /// The payload as a flat Eigen array (numeric element types). Throws TypeError on a wrong
+  /// T, DeviceError if not host-readable.
   template <class T>
-  Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>> array() const {
-    check_type<T>("Tensor::array");
+  [[nodiscard]] Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>> array() const {
+    check_readable<T>("Tensor::array");
     return {static_cast<const T*>(raw()), static_cast<Eigen::Index>(size())};
   }
 
   /// A row-major Eigen::TensorMap view of rank R (numeric element types). Throws TypeError on
-  /// a wrong T, ShapeError if R != rank().
+  /// a wrong T, ShapeError if R != rank(), DeviceError if not host-readable.
   template <class T, int R>
-  Eigen::TensorMap<const Eigen::Tensor<const T, R, Eigen::RowMajor>> tensor() const {
-    check_type<T>("Tensor::tensor");
+  [[nodiscard]] Eigen::TensorMap<const Eigen::Tensor<const T, R, Eigen::RowMajor>> tensor() const {
+    check_readable<T>("Tensor::tensor");
     if (static_cast<std::size_t>(R) != rank()) {
       throw ShapeError("Tensor::tensor: rank " + std::to_string(R) + " requested, the tensor has shape " +
                        to_string(shape()));
@@ -306,14 +438,23 @@ class Tensor {
   }
 
   /// The payload bytes (little-endian, row-major). Throws TypeError for string tensors, whose
-  /// elements are std::string objects.
-  std::span<const std::byte> raw_data() const;
+  /// elements are std::string objects; DeviceError if not host-readable.
+  [[nodiscard]] std::span<const std::byte> raw_data() const;
+
+  /// Turns this tensor into a writable buffer, consuming the handle (*this is left empty).
+  /// If this is the only handle and the payload is tseq's own or adopted Access::writable:
+  /// O(1), the same memory (and owner), no allocation. Otherwise a copy of the elements in
+  /// a new buffer from `resource` (nullptr: the default); the other handles keep the
+  /// original. Throws DeviceError when a copy is needed and the payload is not host-readable
+  /// (tseq copies only host memory), std::bad_alloc if the copy cannot be allocated (then
+  /// *this is unchanged).
+  [[nodiscard]] TensorBuffer into_buffer(std::pmr::memory_resource* resource = nullptr) &&;
 
   /// True if both share one payload (one is a copy of the other). O(1).
-  bool shares_storage_with(const Tensor& o) const noexcept { return s_ == o.s_; }
+  [[nodiscard]] bool shares_storage_with(const Tensor& o) const noexcept { return s_ == o.s_; }
 
   /// Number of Tensor handles sharing this payload (for tests and diagnostics).
-  std::size_t use_count() const noexcept { return s_ ? s_->refs.load(std::memory_order_relaxed) : 0; }
+  [[nodiscard]] std::size_t use_count() const noexcept { return s_ ? s_->refs.load(std::memory_order_relaxed) : 0; }
 
  private:
   friend class TensorBuffer;
@@ -321,60 +462,72 @@ class Tensor {
 
   explicit Tensor(boost::intrusive_ptr<detail::TensorStorage> s) noexcept : s_(std::move(s)) {}
   const void* raw() const noexcept { return s_ ? s_->data() : nullptr; }
-  static Tensor from_bools(Shape shape, std::span<const char> values);
+  static Tensor from_bools(Shape shape, std::span<const char> values, std::pmr::memory_resource* resource);
 
   template <class T>
-  void check_type(std::string_view what) const {
+  void check_readable(std::string_view what) const {
     static_assert(is_element_type<T>, "T must be one of the 15 ONNX sequence element types");
     if (data_type_of<T> != dtype()) detail::throw_wrong_type(what, data_type_of<T>, dtype());
+    if (s_ && !s_->device.is_host_readable()) detail::throw_not_host(what, "the tensor", s_->device);
   }
 };
 
 /// Builds a new tensor: a mutable buffer of value-initialised elements, frozen into a Tensor.
+/// Also what Tensor::into_buffer returns (then possibly adopted or device memory).
 class TensorBuffer {
  public:
-  /// Allocates shape.num_elements() elements of type t. Throws ShapeError for a bad shape,
-  /// TypeError for an invalid t.
-  TensorBuffer(DataType t, Shape shape);
+  /// Allocates shape.num_elements() elements of type t on the host, from `resource`
+  /// (nullptr: default_memory_resource()), which must outlive the buffer and every tensor
+  /// frozen from it. One allocation. Throws ShapeError for a bad shape, TypeError for an
+  /// invalid t, whatever the resource throws (std::bad_alloc) when it cannot allocate.
+  TensorBuffer(DataType t, Shape shape, std::pmr::memory_resource* resource = nullptr);
 
-  DataType dtype() const noexcept { return s_->dtype; }
-  const Shape& shape() const noexcept { return s_->shape; }
-  std::size_t size() const noexcept { return s_->count; }
-  void* data() noexcept { return s_->data(); }
+  [[nodiscard]] DataType dtype() const noexcept { return s_->dtype; }
+  [[nodiscard]] const Shape& shape() const noexcept { return s_->shape; }
+  [[nodiscard]] std::size_t size() const noexcept { return s_->count; }
+  [[nodiscard]] Device device() const noexcept { return s_->device; }
+  /// The first element, writable, on any device.
+  [[nodiscard]] void* data() noexcept { return s_->data(); }
 
-  /// The elements, writable. Throws TypeError if T is not the element type.
+  /// The elements, writable. Throws TypeError if T is not the element type, DeviceError if
+  /// the memory is not host-readable.
   template <class T>
-  std::span<T> values() {
+  [[nodiscard]] std::span<T> values() {
     if (data_type_of<T> != dtype()) detail::throw_wrong_type("TensorBuffer::values", data_type_of<T>, dtype());
+    if (!s_->device.is_host_readable()) detail::throw_not_host("TensorBuffer::values", "the buffer", s_->device);
     return {static_cast<T*>(data()), size()};
   }
 
   /// The finished tensor; the buffer is left empty.
-  Tensor freeze() && { return Tensor(std::move(s_)); }
+  [[nodiscard]] Tensor freeze() && { return Tensor(std::move(s_)); }
 
  private:
+  friend class Tensor;
+  explicit TensorBuffer(boost::intrusive_ptr<detail::TensorStorage> s) noexcept : s_(std::move(s)) {}
   boost::intrusive_ptr<detail::TensorStorage> s_;
 };
 
 template <class T>
-Tensor Tensor::from_values(Shape shape, std::span<const T> values) {
+Tensor Tensor::from_values(Shape shape, std::span<const T> values, std::pmr::memory_resource* resource) {
   static_assert(is_element_type<T>, "T must be one of the 15 ONNX sequence element types");
-  TensorBuffer b(data_type_of<T>, std::move(shape));
+  TensorBuffer b(data_type_of<T>, std::move(shape), resource);
   if (b.size() != values.size()) detail::throw_count_mismatch(values.size(), b.shape(), b.size());
   std::copy(values.begin(), values.end(), b.values<T>().begin());
   return std::move(b).freeze();
 }
 
-/// Value equality: same dtype, same shape, every element equal (NaN is never equal).
-bool equal(const Tensor& a, const Tensor& b);
+/// Value equality: same dtype, same shape, every element equal (NaN is never equal). Throws
+/// DeviceError if a payload to compare is not host-readable.
+[[nodiscard]] bool equal(const Tensor& a, const Tensor& b);
 
-/// "float[2, 3]{-1, 0, 1.5, ...}" with at most `max_values` values.
-std::string to_string(const Tensor& t, std::size_t max_values = 8);
+/// "float[2, 3]{-1, 0, 1.5, ...}" with at most `max_values` values. Throws DeviceError for a
+/// payload that is not host-readable.
+[[nodiscard]] std::string to_string(const Tensor& t, std::size_t max_values = 8);
 std::ostream& operator<<(std::ostream& os, const Tensor& t);
 
 /// The single value of a one-element int32/int64 tensor (rank 0, [1], [1, 1], ...) as int64.
-/// Throws TypeError for another dtype and ShapeError for another element count; messages
-/// start with `op` and name `what`.
-std::int64_t to_index(const Tensor& t, std::string_view op, std::string_view what);
+/// Throws TypeError for another dtype, ShapeError for another element count and DeviceError
+/// for a payload that is not host-readable; messages start with `op` and name `what`.
+[[nodiscard]] std::int64_t to_index(const Tensor& t, std::string_view op, std::string_view what);
 
 }  // namespace tseq

@@ -2,7 +2,7 @@
 # Usage: ensure_debian_packages pkg...   (one apt-get update, then one apt-get install -y)
 
 TSEQ_TEST_PACKAGES=(cmake ninja-build g++ pkg-config libboost-dev libeigen3-dev libgtest-dev libgmock-dev
-  libbenchmark-dev libonnx-dev libprotobuf-dev protobuf-compiler)
+  libbenchmark-dev libonnx-dev libprotobuf-dev protobuf-compiler libdlpack-dev)
 
 ensure_debian_packages() {
   local missing=() p

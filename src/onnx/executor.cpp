@@ -88,18 +88,20 @@ const std::set<std::string> kSupported = {"Add",
     throw ShapeError(prefix + e.what());
   } catch (const IndexError& e) {
     throw IndexError(prefix + e.what());
+  } catch (const DeviceError& e) {
+    throw DeviceError(prefix + e.what());
   } catch (const std::exception& e) {
     throw Error(prefix + e.what());
   }
 }
 
 std::shared_ptr<const Graph> compile(const ::onnx::GraphProto& g, std::shared_ptr<const ::onnx::ModelProto> model,
-                                     const std::string& where, bool top);
+                                     const std::string& where, bool top, std::pmr::memory_resource* resource);
 
 // ---- checking and scheduling ------------------------------------------------------------------
 
 std::shared_ptr<const Graph> compile(const ::onnx::GraphProto& gp, std::shared_ptr<const ::onnx::ModelProto> model,
-                                     const std::string& where, bool top) {
+                                     const std::string& where, bool top, std::pmr::memory_resource* resource) {
   auto g = std::make_shared<Graph>();
   g->model = model;
   g->name = gp.name();
@@ -110,7 +112,7 @@ std::shared_ptr<const Graph> compile(const ::onnx::GraphProto& gp, std::shared_p
   if (gp.sparse_initializer_size() > 0) throw Error(ctx + ": sparse initializers are not supported");
   for (const auto& t : gp.initializer()) {
     with_init.insert(t.name());
-    initializers.emplace_back(t.name(), from_proto(t, ctx + ": initializer '" + t.name() + "'"));
+    initializers.emplace_back(t.name(), from_proto(t, ctx + ": initializer '" + t.name() + "'", resource));
     defined.insert(t.name());
   }
   for (const auto& vi : gp.input()) {
@@ -152,7 +154,8 @@ std::shared_ptr<const Graph> compile(const ::onnx::GraphProto& gp, std::shared_p
     n.outputs.assign(np.output().begin(), np.output().end());
     for (const auto& a : np.attribute()) {
       if (a.type() == ::onnx::AttributeProto::GRAPH || a.has_g()) {
-        n.subgraphs[a.name()] = compile(a.g(), model, ctx + ": " + n.label + " attribute '" + a.name() + "'", false);
+        n.subgraphs[a.name()] =
+            compile(a.g(), model, ctx + ": " + n.label + " attribute '" + a.name() + "'", false, resource);
       } else if (a.type() == ::onnx::AttributeProto::GRAPHS) {
         throw Error(ctx + ": " + n.label + ": graph-list attributes are not supported");
       }
@@ -274,6 +277,7 @@ std::shared_ptr<const Graph> compile(const ::onnx::GraphProto& gp, std::shared_p
 struct Context {
   RunStats& stats;
   const SessionOptions& options;
+  std::pmr::memory_resource* resource;  // every tensor a kernel creates comes from here
 
   void check_elements(const Shape& s, const char* op) const {
     const std::int64_t n = s.num_elements();
@@ -349,11 +353,17 @@ TensorSequence take_sequence(Inputs& in, std::size_t j) {
   return std::move(std::get<TensorSequence>(v));
 }
 
+// Kernels read payloads only on the host (docs/embedding.md).
+void check_host(const Tensor& t, const std::string& what) {
+  if (!t.device().is_host_readable()) tseq::detail::throw_not_host("", what, t.device());
+}
+
 bool bool_scalar(const Tensor& t, const char* what) {
   if (t.dtype() != DataType::Bool || t.size() != 1) {
     throw TypeError(std::string(what) + " must be a one-element bool tensor, got " + dtype_name(t.dtype()) +
                     " of shape " + to_string(t.shape()));
   }
+  check_host(t, what);
   return t.value<bool>(0);
 }
 
@@ -361,6 +371,7 @@ std::vector<std::int64_t> int_list(const Tensor& t, const char* what) {
   if (t.dtype() != DataType::Int64 && t.dtype() != DataType::Int32) {
     throw TypeError(std::string(what) + " must be an int32 or int64 tensor, got " + dtype_name(t.dtype()));
   }
+  check_host(t, what);
   std::vector<std::int64_t> r(t.size());
   for (std::size_t i = 0; i < r.size(); ++i) {
     r[i] = t.dtype() == DataType::Int64 ? t.value<std::int64_t>(i) : t.value<std::int32_t>(i);
@@ -376,8 +387,9 @@ std::vector<std::int64_t> strides_of(const Shape& s) {
 
 // Copies elements of `src` picked by an affine index map into a new tensor of shape `out`:
 // element (i0, i1, ...) of the result is src at offset base + sum(i_d * step[d]).
-Tensor gather(const Tensor& src, const Shape& out, std::int64_t base, const std::vector<std::int64_t>& step) {
-  TensorBuffer b(src.dtype(), out);
+Tensor gather(const Tensor& src, const Shape& out, std::int64_t base, const std::vector<std::int64_t>& step,
+              std::pmr::memory_resource* resource) {
+  TensorBuffer b(src.dtype(), out, resource);
   const std::size_t r = out.rank();
   const auto total = static_cast<std::size_t>(out.num_elements());
   visit_dtype(src.dtype(), [&](auto tag) {
@@ -401,8 +413,8 @@ Tensor gather(const Tensor& src, const Shape& out, std::int64_t base, const std:
   return std::move(b).freeze();
 }
 
-Tensor with_shape(const Tensor& t, const Shape& s) {
-  return gather(t, s, 0, strides_of(s));  // same row-major order, new dims
+Tensor with_shape(const Tensor& t, const Shape& s, std::pmr::memory_resource* resource) {
+  return gather(t, s, 0, strides_of(s), resource);  // same row-major order, new dims
 }
 
 Shape broadcast_shape(const Shape& a, const Shape& b) {
@@ -440,9 +452,9 @@ Tensor add(const Tensor& a, const Tensor& b, const Context& cx) {
   }
   const Shape out = broadcast_shape(a.shape(), b.shape());
   cx.check_elements(out, "Add");
-  const Tensor x = gather(a, out, 0, broadcast_strides(a.shape(), out));
-  const Tensor y = gather(b, out, 0, broadcast_strides(b.shape(), out));
-  TensorBuffer r(a.dtype(), out);
+  const Tensor x = gather(a, out, 0, broadcast_strides(a.shape(), out), cx.resource);
+  const Tensor y = gather(b, out, 0, broadcast_strides(b.shape(), out), cx.resource);
+  TensorBuffer r(a.dtype(), out, cx.resource);
   visit_dtype(a.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (!std::is_same_v<T, std::string> && !std::is_same_v<T, bool>) {
@@ -523,11 +535,11 @@ Tensor slice(const Tensor& data, Inputs& in, const Node& n, const Context& cx) {
   }
   const Shape out{std::span<const std::int64_t>(dims)};
   cx.check_elements(out, "Slice");
-  if (out.num_elements() == 0) return TensorBuffer(data.dtype(), out).freeze();
-  return gather(data, out, base, istep);
+  if (out.num_elements() == 0) return TensorBuffer(data.dtype(), out, cx.resource).freeze();
+  return gather(data, out, base, istep, cx.resource);
 }
 
-Tensor unsqueeze(const Tensor& data, std::vector<std::int64_t> axes) {
+Tensor unsqueeze(const Tensor& data, std::vector<std::int64_t> axes, std::pmr::memory_resource* resource) {
   const auto r = static_cast<std::int64_t>(data.rank() + axes.size());
   for (auto& a : axes) {
     if (a < -r || a >= r) {
@@ -547,27 +559,27 @@ Tensor unsqueeze(const Tensor& data, std::vector<std::int64_t> axes) {
       dims.push_back(data.shape()[src++]);
     }
   }
-  return with_shape(data, Shape(std::span<const std::int64_t>(dims)));
+  return with_shape(data, Shape(std::span<const std::int64_t>(dims)), resource);
 }
 
-Tensor constant(const Node& n) {
+Tensor constant(const Node& n, std::pmr::memory_resource* r) {
   for (const auto& a : n.proto->attribute()) {
     const std::string& k = a.name();
-    if (k == "value") return from_proto(a.t(), "Constant value");
-    if (k == "value_float") return Tensor::scalar(a.f());
-    if (k == "value_int") return Tensor::scalar<std::int64_t>(a.i());
-    if (k == "value_string") return Tensor::scalar(a.s());
+    if (k == "value") return from_proto(a.t(), "Constant value", r);
+    if (k == "value_float") return Tensor::scalar(a.f(), r);
+    if (k == "value_int") return Tensor::scalar<std::int64_t>(a.i(), r);
+    if (k == "value_string") return Tensor::scalar(a.s(), r);
     if (k == "value_floats") {
       std::vector<float> v(a.floats().begin(), a.floats().end());
-      return Tensor::from_values<float>(Shape{static_cast<std::int64_t>(v.size())}, v);
+      return Tensor::from_values<float>(Shape{static_cast<std::int64_t>(v.size())}, v, r);
     }
     if (k == "value_ints") {
       std::vector<std::int64_t> v(a.ints().begin(), a.ints().end());
-      return Tensor::from_values<std::int64_t>(Shape{static_cast<std::int64_t>(v.size())}, v);
+      return Tensor::from_values<std::int64_t>(Shape{static_cast<std::int64_t>(v.size())}, v, r);
     }
     if (k == "value_strings") {
       std::vector<std::string> v(a.strings().begin(), a.strings().end());
-      return Tensor::from_values<std::string>(Shape{static_cast<std::int64_t>(v.size())}, v);
+      return Tensor::from_values<std::string>(Shape{static_cast<std::int64_t>(v.size())}, v, r);
     }
     if (k == "sparse_value") throw Error("Constant: sparse_value is not supported");
   }
@@ -608,8 +620,8 @@ Values loop(const Node& n, Inputs& in, const Scope& scope, Context& cx) {
                   " iterations, the session's limit");
     }
     Values args;
-    args.emplace_back(Tensor::scalar<std::int64_t>(i));
-    args.emplace_back(Tensor::scalar(cond));
+    args.emplace_back(Tensor::scalar<std::int64_t>(i, cx.resource));
+    args.emplace_back(Tensor::scalar(cond, cx.resource));
     for (auto& c : carried) args.push_back(std::move(c));
     Values out = call(body, std::move(args), scope, cx);
     if (!out[0].is_tensor()) throw TypeError("Loop: the body's condition output must be a tensor");
@@ -626,9 +638,9 @@ Values loop(const Node& n, Inputs& in, const Scope& scope, Context& cx) {
   for (std::size_t k = 0; k < n_scan; ++k) {
     const DataType t = body.outputs[1 + result.size() + k].type.elem_type;
     if (scans[k].empty()) {
-      result.emplace_back(TensorBuffer(t, Shape{0}).freeze());
+      result.emplace_back(TensorBuffer(t, Shape{0}, cx.resource).freeze());
     } else {
-      result.emplace_back(ops::concat_from_sequence(ops::sequence_construct(scans[k]), 0, 1));
+      result.emplace_back(ops::concat_from_sequence(ops::sequence_construct(scans[k]), 0, 1, cx.resource));
     }
   }
   return result;
@@ -679,7 +691,7 @@ Values run_node(const Node& n, Inputs in, const Scope& scope, Context& cx) {
     return r;
   };
   if (op == "Identity") return one(std::move(required(in, 0)));
-  if (op == "Constant") return one(constant(n));
+  if (op == "Constant") return one(constant(n, cx.resource));
   if (op == "SequenceEmpty") {
     return one(ops::sequence_empty(
         data_type_from_code(static_cast<std::int32_t>(int_attribute(n, "dtype", 1)), "SequenceEmpty")));
@@ -699,17 +711,18 @@ Values run_node(const Node& n, Inputs in, const Scope& scope, Context& cx) {
     return one(ops::sequence_erase(take_sequence(in, 0), pos));
   }
   if (op == "SequenceAt") return one(ops::sequence_at(take_sequence(in, 0), tensor_input(in, 1)));
-  if (op == "SequenceLength") return one(ops::sequence_length(take_sequence(in, 0)));
+  if (op == "SequenceLength") return one(ops::sequence_length(take_sequence(in, 0), cx.resource));
   if (op == "SplitToSequence") {
     return one(ops::split_to_sequence(tensor_input(in, 0), optional_tensor(in, 1), int_attribute(n, "axis", 0),
-                                      int_attribute(n, "keepdims", 1)));
+                                      int_attribute(n, "keepdims", 1), cx.resource));
   }
   if (op == "ConcatFromSequence") {
     const TensorSequence s = take_sequence(in, 0);
     std::int64_t total = 0;
     for (const Tensor& t : s) total += static_cast<std::int64_t>(t.size());
     cx.check_elements(Shape{total}, "ConcatFromSequence");
-    return one(ops::concat_from_sequence(s, int_attribute(n, "axis", std::nullopt), int_attribute(n, "new_axis", 0)));
+    return one(ops::concat_from_sequence(s, int_attribute(n, "axis", std::nullopt), int_attribute(n, "new_axis", 0),
+                                         cx.resource));
   }
   if (op == "SequenceMap") return sequence_map(n, in, scope, cx);
   if (op == "Optional") {
@@ -729,7 +742,7 @@ Values run_node(const Node& n, Inputs in, const Scope& scope, Context& cx) {
   if (op == "OptionalHasElement") {
     bool has = false;
     if (!in.empty() && in[0]) has = !in[0]->is_optional() || in[0]->optional().has_value();
-    return one(Tensor::scalar(has));
+    return one(Tensor::scalar(has, cx.resource));
   }
   if (op == "OptionalGetElement") {
     Value& v = required(in, 0);
@@ -743,11 +756,16 @@ Values run_node(const Node& n, Inputs in, const Scope& scope, Context& cx) {
     return call(branch, {}, scope, cx);
   }
   if (op == "Loop") return loop(n, in, scope, cx);
-  if (op == "Add") return one(add(tensor_input(in, 0), tensor_input(in, 1), cx));
+  if (op == "Add") {
+    check_host(tensor_input(in, 0), "Add: input 0");
+    check_host(tensor_input(in, 1), "Add: input 1");
+    return one(add(tensor_input(in, 0), tensor_input(in, 1), cx));
+  }
   if (op == "Not") {
     const Tensor& x = tensor_input(in, 0);
     if (x.dtype() != DataType::Bool) throw TypeError("Not: the input must be bool, got " + dtype_name(x.dtype()));
-    TensorBuffer b(DataType::Bool, x.shape());
+    check_host(x, "Not: input 0");
+    TensorBuffer b(DataType::Bool, x.shape(), cx.resource);
     auto o = b.values<bool>();
     const auto v = x.values<bool>();
     for (std::size_t i = 0; i < v.size(); ++i) o[i] = !v[i];
@@ -764,9 +782,12 @@ Values run_node(const Node& n, Inputs in, const Scope& scope, Context& cx) {
     e = std::clamp<std::int64_t>(e, 0, r);
     std::vector<std::int64_t> dims;
     for (std::int64_t i = b; i < e; ++i) dims.push_back(x.shape()[static_cast<std::size_t>(i)]);
-    return one(Tensor::from_values<std::int64_t>(Shape{static_cast<std::int64_t>(dims.size())}, dims));
+    return one(Tensor::from_values<std::int64_t>(Shape{static_cast<std::int64_t>(dims.size())}, dims, cx.resource));
   }
-  if (op == "Slice") return one(slice(tensor_input(in, 0), in, n, cx));
+  if (op == "Slice") {
+    check_host(tensor_input(in, 0), "Slice: input 0");
+    return one(slice(tensor_input(in, 0), in, n, cx));
+  }
   if (op == "Unsqueeze") {
     std::vector<std::int64_t> axes;
     if (in.size() >= 2 && in[1]) {
@@ -776,7 +797,8 @@ Values run_node(const Node& n, Inputs in, const Scope& scope, Context& cx) {
     } else {
       throw Error("Unsqueeze: axes are required");
     }
-    return one(unsqueeze(tensor_input(in, 0), axes));
+    check_host(tensor_input(in, 0), "Unsqueeze: input 0");
+    return one(unsqueeze(tensor_input(in, 0), axes, cx.resource));
   }
   throw Error("operator " + op + " is not supported");
 }
@@ -842,11 +864,11 @@ Values run_graph(const Graph& g, Scope& scope, Context& cx) {
 
 }  // namespace
 
-Model Model::from_proto(const ::onnx::ModelProto& proto, std::string_view name) {
+Model Model::from_proto(const ::onnx::ModelProto& proto, std::string_view name, std::pmr::memory_resource* resource) {
   auto owned = std::make_shared<const ::onnx::ModelProto>(proto);
   const std::string n(name);
   try {
-    return Model(compile(owned->graph(), owned, n, true), n);
+    return Model(compile(owned->graph(), owned, n, true, resource), n);
   } catch (const Error&) {
     throw;
   } catch (const std::exception& e) {
@@ -854,18 +876,18 @@ Model Model::from_proto(const ::onnx::ModelProto& proto, std::string_view name) 
   }
 }
 
-Model Model::parse(std::span<const std::byte> bytes, std::string_view name) {
+Model Model::parse(std::span<const std::byte> bytes, std::string_view name, std::pmr::memory_resource* resource) {
   if (bytes.size() > static_cast<std::size_t>(INT_MAX)) throw Error(std::string(name) + ": model over 2 GiB");
   ::onnx::ModelProto p;
   if (!p.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
     throw Error(std::string(name) + ": malformed ModelProto");
   }
-  return from_proto(p, name);
+  return from_proto(p, name, resource);
 }
 
-Model Model::load(const std::filesystem::path& file) {
+Model Model::load(const std::filesystem::path& file, std::pmr::memory_resource* resource) {
   const std::string bytes = read_file(file);
-  return parse(std::as_bytes(std::span<const char>(bytes.data(), bytes.size())), file.string());
+  return parse(std::as_bytes(std::span<const char>(bytes.data(), bytes.size())), file.string(), resource);
 }
 
 const std::vector<ValueInfo>& Model::inputs() const noexcept { return graph_->inputs; }
@@ -890,7 +912,8 @@ std::vector<Value> Session::run(std::vector<std::pair<std::string, Value>> feeds
     }
   }
   try {
-    Context cx{stats_, options_};
+    Context cx{stats_, options_,
+               options_.memory_resource != nullptr ? options_.memory_resource : default_memory_resource()};
     Values out = run_graph(g, scope, cx);
     return std::vector<Value>(std::make_move_iterator(out.begin()), std::make_move_iterator(out.end()));
   } catch (...) {

@@ -122,7 +122,7 @@ T narrow(std::int32_t v, const std::string& where, std::size_t i) {
 
 }  // namespace
 
-Tensor from_proto(const TensorProto& p, std::string_view context) {
+Tensor from_proto(const TensorProto& p, std::string_view context, std::pmr::memory_resource* resource) {
   const std::string where = context_of(context, p.name());
   if (p.data_location() == TensorProto::EXTERNAL || p.external_data_size() > 0) {
     fail(where, "external data is not supported (the payload is stored in another file)");
@@ -159,7 +159,7 @@ Tensor from_proto(const TensorProto& p, std::string_view context) {
       fail(where, "raw_data has " + std::to_string(p.raw_data().size()) + " bytes; shape " + to_string(shape) + " of " +
                       dtype_name(t) + " needs " + std::to_string(n) + " x " + std::to_string(elem));
     }
-    TensorBuffer b(t, shape);
+    TensorBuffer b(t, shape, resource);
     const auto* raw = reinterpret_cast<const unsigned char*>(p.raw_data().data());
     visit_dtype(t, [&](auto tag) {
       using T = typename decltype(tag)::type;
@@ -192,7 +192,7 @@ Tensor from_proto(const TensorProto& p, std::string_view context) {
     fail(where, std::string(field_name(own)) + " has " + std::to_string(have) + " values; shape " + to_string(shape) +
                     " of " + dtype_name(t) + " needs " + std::to_string(want));
   }
-  TensorBuffer b(t, shape);
+  TensorBuffer b(t, shape, resource);
   visit_dtype(t, [&](auto tag) {
     using T = typename decltype(tag)::type;
     auto out = b.values<T>();
@@ -232,6 +232,9 @@ Tensor from_proto(const TensorProto& p, std::string_view context) {
 void to_proto(const Tensor& t, TensorProto& out, const std::string& name) {
   out.Clear();
   if (!name.empty()) out.set_name(name);
+  if (!t.device().is_host_readable()) {
+    tseq::detail::throw_not_host("to_proto", name.empty() ? "the tensor" : "tensor '" + name + "'", t.device());
+  }
   out.set_data_type(static_cast<std::int32_t>(t.dtype()));
   for (std::int64_t d : t.shape()) out.add_dims(d);
   if (t.dtype() == DataType::String) {
@@ -250,7 +253,8 @@ void to_proto(const Tensor& t, TensorProto& out, const std::string& name) {
   out.set_raw_data(std::move(raw));
 }
 
-TensorSequence from_proto(const ::onnx::SequenceProto& p, DataType declared, std::string_view context) {
+TensorSequence from_proto(const ::onnx::SequenceProto& p, DataType declared, std::string_view context,
+                          std::pmr::memory_resource* resource) {
   std::string where(context);
   if (!p.name().empty()) where += ": sequence '" + p.name() + "'";
   if (p.sequence_values_size() > 0 || p.map_values_size() > 0 || p.optional_values_size() > 0) {
@@ -261,7 +265,7 @@ TensorSequence from_proto(const ::onnx::SequenceProto& p, DataType declared, std
   }
   TensorSequence::container_type::builder b;
   for (int i = 0; i < p.tensor_values_size(); ++i) {
-    Tensor t = from_proto(p.tensor_values(i), where + " element " + std::to_string(i));
+    Tensor t = from_proto(p.tensor_values(i), where + " element " + std::to_string(i), resource);
     if (t.dtype() != declared) {
       throw TypeError(where + ": element " + std::to_string(i) + " is " + dtype_name(t.dtype()) +
                       " but the sequence is declared seq(tensor(" + dtype_name(declared) + "))");
@@ -278,7 +282,8 @@ void to_proto(const TensorSequence& s, ::onnx::SequenceProto& out, const std::st
   for (const Tensor& t : s) to_proto(t, *out.add_tensor_values());
 }
 
-OptionalValue from_proto(const ::onnx::OptionalProto& p, const ValueType& declared, std::string_view context) {
+OptionalValue from_proto(const ::onnx::OptionalProto& p, const ValueType& declared, std::string_view context,
+                         std::pmr::memory_resource* resource) {
   std::string where(context);
   if (!p.name().empty()) where += ": optional '" + p.name() + "'";
   OptionalValue r{nullptr, declared};
@@ -288,7 +293,7 @@ OptionalValue from_proto(const ::onnx::OptionalProto& p, const ValueType& declar
     case ::onnx::OptionalProto::TENSOR: {
       if (declared.optional_of != ValueType::Kind::Tensor)
         fail(where, "holds a tensor but is declared " + to_string(declared));
-      Tensor t = from_proto(p.tensor_value(), where);
+      Tensor t = from_proto(p.tensor_value(), where, resource);
       if (t.dtype() != declared.elem_type) {
         throw TypeError(where + ": holds a " + dtype_name(t.dtype()) + " tensor but is declared " +
                         to_string(declared));
@@ -299,7 +304,7 @@ OptionalValue from_proto(const ::onnx::OptionalProto& p, const ValueType& declar
     case ::onnx::OptionalProto::SEQUENCE:
       if (declared.optional_of != ValueType::Kind::Sequence)
         fail(where, "holds a sequence but is declared " + to_string(declared));
-      r.element = std::make_shared<const Value>(from_proto(p.sequence_value(), declared.elem_type, where));
+      r.element = std::make_shared<const Value>(from_proto(p.sequence_value(), declared.elem_type, where, resource));
       return r;
     default:
       fail(where, "elem_type " + std::to_string(p.elem_type()) + " is not supported (0, 1 TENSOR or 3 SEQUENCE)");
@@ -334,7 +339,8 @@ ValueType from_proto(const ::onnx::TypeProto& p, std::string_view context) {
   fail(where, "type is not supported (only tensors, sequences of tensors and optionals of those)");
 }
 
-Value parse_value(std::span<const std::byte> bytes, const ValueType& type, std::string_view context) {
+Value parse_value(std::span<const std::byte> bytes, const ValueType& type, std::string_view context,
+                  std::pmr::memory_resource* resource) {
   const std::string where(context);
   if (bytes.size() > static_cast<std::size_t>(INT_MAX)) fail(where, "too large to parse (over 2 GiB)");
   const auto size = static_cast<int>(bytes.size());
@@ -342,7 +348,7 @@ Value parse_value(std::span<const std::byte> bytes, const ValueType& type, std::
     case ValueType::Kind::Tensor: {
       TensorProto p;
       if (!p.ParseFromArray(bytes.data(), size)) fail(where, "malformed TensorProto");
-      Tensor t = from_proto(p, where);
+      Tensor t = from_proto(p, where, resource);
       if (t.dtype() != type.elem_type) {
         throw TypeError(where + ": holds a " + dtype_name(t.dtype()) + " tensor but " + to_string(type) +
                         " is declared");
@@ -352,12 +358,12 @@ Value parse_value(std::span<const std::byte> bytes, const ValueType& type, std::
     case ValueType::Kind::Sequence: {
       ::onnx::SequenceProto p;
       if (!p.ParseFromArray(bytes.data(), size)) fail(where, "malformed SequenceProto");
-      return from_proto(p, type.elem_type, where);
+      return from_proto(p, type.elem_type, where, resource);
     }
     case ValueType::Kind::Optional: {
       ::onnx::OptionalProto p;
       if (!p.ParseFromArray(bytes.data(), size)) fail(where, "malformed OptionalProto");
-      return from_proto(p, type, where);
+      return from_proto(p, type, where, resource);
     }
   }
   fail(where, "unknown value kind");
@@ -372,9 +378,9 @@ std::string read_file(const std::filesystem::path& file) {
   return ss.str();
 }
 
-Value load_value(const std::filesystem::path& file, const ValueType& type) {
+Value load_value(const std::filesystem::path& file, const ValueType& type, std::pmr::memory_resource* resource) {
   const std::string bytes = read_file(file);
-  return parse_value(std::as_bytes(std::span<const char>(bytes.data(), bytes.size())), type, file.string());
+  return parse_value(std::as_bytes(std::span<const char>(bytes.data(), bytes.size())), type, file.string(), resource);
 }
 
 }  // namespace tseq::onnx

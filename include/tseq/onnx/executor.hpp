@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <limits>
 #include <memory>
+#include <memory_resource>
 #include <span>
 #include <string>
 #include <string_view>
@@ -43,12 +44,16 @@ struct Graph;
 class Model {
  public:
   /// Reads and checks a .onnx file. Throws tseq::Error naming the file and the problem
-  /// (unreadable, malformed, unsupported value types or operators, missing values).
-  static Model load(const std::filesystem::path& file);
+  /// (unreadable, malformed, unsupported value types or operators, missing values). The
+  /// initializers are allocated from `resource` (nullptr: tseq::default_memory_resource()),
+  /// which must outlive the model.
+  [[nodiscard]] static Model load(const std::filesystem::path& file, std::pmr::memory_resource* resource = nullptr);
   /// Parses serialized ModelProto bytes; `name` is used in error messages.
-  static Model parse(std::span<const std::byte> bytes, std::string_view name);
+  [[nodiscard]] static Model parse(std::span<const std::byte> bytes, std::string_view name,
+                                   std::pmr::memory_resource* resource = nullptr);
   /// Takes a ModelProto already in memory.
-  static Model from_proto(const ::onnx::ModelProto& proto, std::string_view name);
+  [[nodiscard]] static Model from_proto(const ::onnx::ModelProto& proto, std::string_view name,
+                                        std::pmr::memory_resource* resource = nullptr);
 
   const std::string& name() const noexcept { return name_; }
   const std::vector<ValueInfo>& inputs() const noexcept;
@@ -75,6 +80,10 @@ struct SessionOptions {
   /// Elements of one tensor an operator may create (Add, Slice, ConcatFromSequence, Loop scan
   /// outputs); more is an Error naming the node.
   std::int64_t max_tensor_elements = std::numeric_limits<std::int64_t>::max();
+  /// Where every tensor the run creates (kernel results, constants, loop counters) is
+  /// allocated; nullptr: tseq::default_memory_resource(). Must outlive the returned values
+  /// and be safe to deallocate from any thread that may drop the last handle.
+  std::pmr::memory_resource* memory_resource = nullptr;
 };
 
 /// Runs a Model. Cheap to create; not for concurrent use (create one per thread).

@@ -1,0 +1,267 @@
+// DLPack import and export: both directions share the payload (docs/embedding.md).
+
+#include "tseq/dlpack.hpp"
+
+#include <climits>
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <utility>
+
+#include <boost/container/small_vector.hpp>
+
+#if defined(DLPACK_MAJOR_VERSION) || (defined(DLPACK_VERSION) && DLPACK_VERSION >= 80)
+#define TSEQ_DLPACK_HAS_BOOL 1  // kDLBool arrived in DLPack 0.8
+#else
+#define TSEQ_DLPACK_HAS_BOOL 0
+#endif
+
+namespace tseq {
+
+namespace {
+
+constexpr const char* kImport = "from_dlpack";
+
+DLDataType dl(std::uint8_t code, std::uint8_t bits) noexcept { return DLDataType{code, bits, 1}; }
+
+std::string code_name(std::uint8_t code) {
+  switch (code) {
+    case kDLInt:
+      return "kDLInt";
+    case kDLUInt:
+      return "kDLUInt";
+    case kDLFloat:
+      return "kDLFloat";
+    case kDLOpaqueHandle:
+      return "kDLOpaqueHandle";
+    case kDLBfloat:
+      return "kDLBfloat";
+    case kDLComplex:
+      return "kDLComplex";
+    case 6:
+      return "kDLBool";
+    default:
+      return "unknown";
+  }
+}
+
+// Devices whose `data` is an address (byte_offset can be folded into it), as opposed to an
+// opaque handle (cl_mem, VkBuffer, MTLBuffer, ...).
+bool address_based(DeviceType t) noexcept {
+  switch (t) {
+    case DeviceType::Cpu:
+    case DeviceType::Cuda:
+    case DeviceType::CudaHost:
+    case DeviceType::Rocm:
+    case DeviceType::RocmHost:
+    case DeviceType::CudaManaged:
+    case DeviceType::OneApi:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::string dims_string(const std::int64_t* d, std::size_t n) {
+  std::string r = "[";
+  for (std::size_t i = 0; i < n; ++i) r += (i ? ", " : "") + std::to_string(d[i]);
+  return r + "]";
+}
+
+// What to_dlpack hands out: one allocation holding the managed tensor, the handle it keeps
+// alive and the strides it points to.
+struct Export {
+  DLManagedTensor managed{};
+  Tensor tensor;
+  boost::container::small_vector<std::int64_t, 6> strides;
+};
+
+void delete_export(DLManagedTensor* m) noexcept { delete static_cast<Export*>(m->manager_ctx); }
+
+// Owner of an imported tensor: calls the producer's deleter once.
+struct ManagedOwner {
+  DLManagedTensor* m;
+  explicit ManagedOwner(DLManagedTensor* p) noexcept : m(p) {}
+  ManagedOwner(ManagedOwner&& o) noexcept : m(std::exchange(o.m, nullptr)) {}
+  ManagedOwner& operator=(ManagedOwner&&) = delete;
+  ~ManagedOwner() {
+    if (m != nullptr && m->deleter != nullptr) m->deleter(m);
+  }
+};
+
+// True if `m` is one of ours, exactly as to_dlpack made it.
+bool unchanged_export(const DLManagedTensor* m) noexcept {
+  if (m->deleter != &delete_export || m->manager_ctx == nullptr) return false;
+  const auto* e = static_cast<const Export*>(m->manager_ctx);
+  const DLTensor& d = m->dl_tensor;
+  const Tensor& t = e->tensor;
+  return &e->managed == m && d.data == t.data() && d.byte_offset == 0 &&
+         static_cast<std::int32_t>(d.device.device_type) == static_cast<std::int32_t>(t.device().type) &&
+         d.device.device_id == t.device().id && d.ndim >= 0 && static_cast<std::size_t>(d.ndim) == t.rank() &&
+         d.shape == t.shape().dims().data() && d.strides == e->strides.data();
+}
+
+}  // namespace
+
+std::optional<DLDataType> to_dlpack_dtype(DataType t) noexcept {
+  switch (t) {
+    case DataType::Float:
+      return dl(kDLFloat, 32);
+    case DataType::Uint8:
+      return dl(kDLUInt, 8);
+    case DataType::Int8:
+      return dl(kDLInt, 8);
+    case DataType::Uint16:
+      return dl(kDLUInt, 16);
+    case DataType::Int16:
+      return dl(kDLInt, 16);
+    case DataType::Int32:
+      return dl(kDLInt, 32);
+    case DataType::Int64:
+      return dl(kDLInt, 64);
+    case DataType::Bool:
+#if TSEQ_DLPACK_HAS_BOOL
+      return dl(kDLBool, 8);
+#else
+      return std::nullopt;
+#endif
+    case DataType::Float16:
+      return dl(kDLFloat, 16);
+    case DataType::Double:
+      return dl(kDLFloat, 64);
+    case DataType::Uint32:
+      return dl(kDLUInt, 32);
+    case DataType::Uint64:
+      return dl(kDLUInt, 64);
+    case DataType::Complex64:
+      return dl(kDLComplex, 64);
+    case DataType::Complex128:
+      return dl(kDLComplex, 128);
+    case DataType::String:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+DataType from_dlpack_dtype(DLDataType t) {
+  const std::string what = "DLPack type (code " + std::to_string(t.code) + " " + code_name(t.code) + ", bits " +
+                           std::to_string(t.bits) + ", lanes " + std::to_string(t.lanes) + ")";
+  if (t.lanes != 1) {
+    throw TypeError(std::string(kImport) + ": " + what + " is a vector type; only lanes == 1 is supported");
+  }
+  for (DataType d : all_data_types) {
+    const auto x = to_dlpack_dtype(d);
+    if (x && x->code == t.code && x->bits == t.bits) return d;
+  }
+  throw TypeError(std::string(kImport) + ": " + what +
+                  " is not a sequence element type (supported: kDLFloat 16/32/64, kDLInt and kDLUInt 8/16/32/64, "
+                  "kDLComplex 64/128" +
+                  (TSEQ_DLPACK_HAS_BOOL ? ", kDLBool 8)" : ")"));
+}
+
+Tensor from_dlpack(DLManagedTensor* managed) {
+  if (managed == nullptr) throw Error(std::string(kImport) + ": the DLManagedTensor pointer is null");
+  if (unchanged_export(managed)) {  // our own export coming back: no allocation
+    auto* e = static_cast<Export*>(managed->manager_ctx);
+    Tensor t = std::move(e->tensor);
+    delete e;
+    return t;
+  }
+  const DLTensor& d = managed->dl_tensor;
+  if (d.ndim < 0) throw ShapeError(std::string(kImport) + ": ndim is " + std::to_string(d.ndim) + "; it must be >= 0");
+  const auto rank = static_cast<std::size_t>(d.ndim);
+  if (rank > 0 && d.shape == nullptr) {
+    throw ShapeError(std::string(kImport) + ": shape is null but ndim is " + std::to_string(d.ndim));
+  }
+  const DataType dtype = from_dlpack_dtype(d.dtype);
+  const Device device{static_cast<DeviceType>(static_cast<std::int32_t>(d.device.device_type)), d.device.device_id};
+  if (!is_valid(device.type) || device.id < 0) {
+    throw Error(std::string(kImport) + ": device (type " + std::to_string(static_cast<std::int32_t>(device.type)) +
+                ", id " + std::to_string(device.id) + ") is not a DLPack device (types 1-4 and 7-16, id >= 0)");
+  }
+  // Dimensions and element count, checked before anything is built from them.
+  std::int64_t n = 1;
+  for (std::size_t i = 0; i < rank; ++i) {
+    const std::int64_t x = d.shape[i];
+    if (x < 0) {
+      throw ShapeError(std::string(kImport) + ": dimension " + std::to_string(i) + " of shape " +
+                       dims_string(d.shape, rank) + " is negative");
+    }
+    if (x != 0 && n > INT64_MAX / x) {
+      throw ShapeError(std::string(kImport) + ": shape " + dims_string(d.shape, rank) +
+                       " has more elements than fit in int64");
+    }
+    n *= x;
+  }
+  if (d.strides != nullptr && n != 0) {
+    std::int64_t expected = 1;
+    for (std::size_t i = rank; i-- > 0;) {
+      if (d.shape[i] != 1 && d.strides[i] != expected) {
+        throw ShapeError(std::string(kImport) + ": strides " + dims_string(d.strides, rank) + " of shape " +
+                         dims_string(d.shape, rank) +
+                         " are not compact row-major; tseq adopts only compact row-major tensors");
+      }
+      expected *= d.shape[i];
+    }
+  }
+  if (d.data == nullptr && n != 0) {
+    throw Error(std::string(kImport) + ": data is null but shape " + dims_string(d.shape, rank) + " has " +
+                std::to_string(n) + " elements");
+  }
+  const void* data = d.data;
+  if (d.byte_offset != 0) {
+    if (!address_based(device.type)) {
+      throw Error(std::string(kImport) + ": byte_offset " + std::to_string(d.byte_offset) + " on " +
+                  to_string(device) + ", whose data is an opaque handle, is not supported (only 0)");
+    }
+    const auto base = reinterpret_cast<std::uintptr_t>(d.data);
+    if (d.data == nullptr || d.byte_offset > UINTPTR_MAX - base) {
+      throw Error(std::string(kImport) + ": byte_offset " + std::to_string(d.byte_offset) +
+                  " does not fit the data pointer");
+    }
+    data = static_cast<const std::byte*>(d.data) + d.byte_offset;
+  }
+  Shape shape(std::span<const std::int64_t>(d.shape, rank));
+  ManagedOwner owner(managed);
+  try {
+    return Tensor::adopt(dtype, std::move(shape), data, device, std::move(owner));
+  } catch (...) {
+    owner.m = nullptr;  // not taken: the caller still owns `managed`
+    throw;
+  }
+}
+
+DLManagedTensor* to_dlpack(Tensor t) {
+  const auto code = to_dlpack_dtype(t.dtype());
+  if (!code) {
+    throw TypeError(t.dtype() == DataType::String
+                        ? "to_dlpack: string tensors cannot travel through DLPack (their elements are std::string "
+                          "objects, not plain memory)"
+                        : "to_dlpack: " + dtype_name(t.dtype()) + " has no DLPack type code in DLPack " +
+                              std::to_string(DLPACK_VERSION) + " (kDLBool arrived in 0.8)");
+  }
+  if (t.rank() > static_cast<std::size_t>(INT_MAX)) throw ShapeError("to_dlpack: rank does not fit DLPack's int ndim");
+  auto* e = new Export;
+  e->tensor = std::move(t);
+  const Shape& shape = e->tensor.shape();
+  e->strides.resize(shape.rank());
+  std::int64_t stride = 1;
+  for (std::size_t i = shape.rank(); i-- > 0;) {
+    e->strides[i] = stride;
+    stride *= shape[i] == 0 ? 1 : shape[i];  // cannot overflow: num_elements() fits int64
+  }
+  DLTensor& d = e->managed.dl_tensor;
+  d.data = const_cast<void*>(e->tensor.data());
+  d.device = DLDevice{static_cast<DLDeviceType>(static_cast<std::int32_t>(e->tensor.device().type)),
+                      e->tensor.device().id};
+  d.ndim = static_cast<int>(shape.rank());
+  d.dtype = *code;
+  d.shape = const_cast<std::int64_t*>(shape.dims().data());  // immutable; lives with the handle
+  d.strides = e->strides.data();
+  d.byte_offset = 0;
+  e->managed.manager_ctx = e;
+  e->managed.deleter = &delete_export;
+  return &e->managed;
+}
+
+}  // namespace tseq
