@@ -144,14 +144,16 @@ std::optional<DLDataType> to_dlpack_dtype(DataType t) noexcept {
 }
 
 DataType from_dlpack_dtype(DLDataType t) {
+  if (t.lanes == 1) {
+    for (DataType d : all_data_types) {
+      const auto x = to_dlpack_dtype(d);
+      if (x && x->code == t.code && x->bits == t.bits) return d;
+    }
+  }
   const std::string what = "DLPack type (code " + std::to_string(t.code) + " " + code_name(t.code) + ", bits " +
                            std::to_string(t.bits) + ", lanes " + std::to_string(t.lanes) + ")";
   if (t.lanes != 1) {
     throw TypeError(std::string(kImport) + ": " + what + " is a vector type; only lanes == 1 is supported");
-  }
-  for (DataType d : all_data_types) {
-    const auto x = to_dlpack_dtype(d);
-    if (x && x->code == t.code && x->bits == t.bits) return d;
   }
   throw TypeError(std::string(kImport) + ": " + what +
                   " is not a sequence element type (supported: kDLFloat 16/32/64, kDLInt and kDLUInt 8/16/32/64, "
@@ -238,7 +240,8 @@ DLManagedTensor* to_dlpack(Tensor t) {
                         ? "to_dlpack: string tensors cannot travel through DLPack (their elements are std::string "
                           "objects, not plain memory)"
                         : "to_dlpack: " + dtype_name(t.dtype()) + " has no DLPack type code in DLPack " +
-                              std::to_string(DLPACK_VERSION) + " (kDLBool arrived in 0.8)");
+                              std::to_string(DLPACK_VERSION / 100) + "." + std::to_string(DLPACK_VERSION % 100 / 10) +
+                              " (kDLBool arrived in 0.8)");
   }
   if (t.rank() > static_cast<std::size_t>(INT_MAX)) throw ShapeError("to_dlpack: rank does not fit DLPack's int ndim");
   auto* e = new Export;

@@ -222,7 +222,13 @@ std::size_t check_adopt(DataType t, const Shape& s, const void* data, Device dev
     throw Error(std::string(what) + ": device " + to_string(device) +
                 " is not a valid device (DLPack device type codes 1-4 and 7-16, id >= 0)");
   }
-  const auto n = static_cast<std::size_t>(s.num_elements());  // ShapeError for a bad shape
+  std::int64_t count = 0;
+  try {
+    count = s.num_elements();
+  } catch (const ShapeError& e) {
+    throw ShapeError(std::string(what) + ": " + e.what());
+  }
+  const auto n = static_cast<std::size_t>(count);
   if (n > std::numeric_limits<std::size_t>::max() / elem) {
     throw ShapeError(std::string(what) + ": shape " + to_string(s) + " has more bytes than fit in memory");
   }

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <memory>
 #include <mutex>
 #include <random>
 #include <thread>
@@ -13,6 +15,7 @@
 #include <vector>
 
 #include "support/counted.hpp"
+#include "tseq/dlpack.hpp"
 #include "tseq/ops.hpp"
 #include "tseq/rrb_vector.hpp"
 
@@ -155,6 +158,63 @@ TEST(Concurrency, TensorSequencesAcrossThreads) {
   for (int b : bad) EXPECT_EQ(b, 0);
   for (std::size_t i = 0; i < tensors.size(); ++i) EXPECT_EQ(base[i].value<float>(0), static_cast<float>(i));
   for (const Tensor& x : tensors) EXPECT_EQ(x.use_count(), 2u) << "the pool and base only";
+}
+
+// Adopted payloads whose last handles go on different threads: every owner is released
+// exactly once, by whichever thread drops the last handle (some through DLPack exports that
+// another thread deletes).
+TEST(Concurrency, AdoptedTensorsReleasedFromManyThreads) {
+  using namespace tseq;
+  constexpr std::size_t n = 2000;
+  std::vector<float> arena(n * 4, 1.0f);
+  auto releases = std::make_unique<std::atomic<int>[]>(n);
+  struct Lease {
+    std::atomic<int>* count;
+    explicit Lease(std::atomic<int>* c) noexcept : count(c) {}
+    Lease(Lease&& o) noexcept : count(std::exchange(o.count, nullptr)) {}
+    ~Lease() {
+      if (count != nullptr) count->fetch_add(1, std::memory_order_relaxed);
+    }
+  };
+  std::vector<DLManagedTensor*> exported;
+  std::mutex m;
+  {
+    TensorSequence::container_type::builder b;
+    for (std::size_t i = 0; i < n; ++i) {
+      b.push_back(Tensor::adopt(DataType::Float, Shape{4}, arena.data() + 4 * i, Device::cuda(0), Lease(&releases[i])));
+    }
+    TensorSequence all(DataType::Float, std::move(b).persistent());
+    std::vector<std::thread> ts;
+    for (int t = 0; t < 4; ++t) {
+      ts.emplace_back([&, t, mine = all] {
+        std::mt19937_64 rng(static_cast<std::uint64_t>(t) + 5);
+        TensorSequence s = mine;
+        std::vector<Tensor> kept;
+        for (int k = 0; k < 3000; ++k) {
+          const auto i = static_cast<std::int64_t>(rng() % s.size());
+          if (rng() % 3 == 0) kept.push_back(ops::sequence_at(s, i));
+          s = ops::sequence_erase(std::move(s), i);
+          if (s.size() < 100) s = mine;
+          if (k % 500 == 0) {
+            std::lock_guard<std::mutex> g(m);
+            exported.push_back(to_dlpack(ops::sequence_at(s, 0)));
+          }
+        }
+      });
+    }
+    all = TensorSequence(DataType::Float);  // the main thread lets go early
+    for (auto& th : ts) th.join();
+  }
+  // The exports are still alive: deleting them from two threads releases the rest.
+  std::thread a([&] {
+    for (std::size_t i = 0; i < exported.size(); i += 2) exported[i]->deleter(exported[i]);
+  });
+  std::thread c([&] {
+    for (std::size_t i = 1; i < exported.size(); i += 2) exported[i]->deleter(exported[i]);
+  });
+  a.join();
+  c.join();
+  for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(releases[i].load(), 1) << "tensor " << i;
 }
 
 }  // namespace

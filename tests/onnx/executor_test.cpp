@@ -13,6 +13,7 @@
 
 #include "onnx/model_builder.hpp"
 #include "support/alloc_hook.hpp"
+#include "support/counting_resource.hpp"
 #include "tseq/onnx/executor.hpp"
 #include "tseq/onnx/proto.hpp"
 #include "tseq/ops.hpp"
@@ -294,6 +295,77 @@ TEST(ConformanceRunner, TellsPassFromFail) {
       std::string(TSEQ_ONNX_TEST_EXE) + " --skip-missing " + (root / "nope").string() + " >/dev/null";
   EXPECT_EQ(WEXITSTATUS(std::system(missing.c_str())), 77);
   fs::remove_all(root);
+}
+
+// Every tensor a run (and a model's initializers) creates comes from the caller's resource,
+// and all of it goes back.
+TEST(Executor, EveryTensorARunCreatesComesFromTheGivenResource) {
+  ::onnx::GraphProto g;
+  g.set_name("payloads");
+  add_input(g, "x", DataType::Float, false);
+  to_proto(Tensor::scalar(10.f), *g.add_initializer(), "ten");
+  add_int_attribute(add_node(g, "SplitToSequence", {"x"}, {"parts"}), "axis", 1);
+  auto* cat = add_node(g, "ConcatFromSequence", {"parts"}, {"joined"});
+  add_int_attribute(cat, "axis", 1);
+  add_node(g, "Add", {"joined", "ten"}, {"sum"});
+  add_node(g, "SequenceLength", {"parts"}, {"n"});
+  add_node(g, "Shape", {"sum"}, {"shape"});
+  add_output(g, "sum", DataType::Float, false);
+  add_output(g, "n", DataType::Int64, false);
+  add_output(g, "shape", DataType::Int64, false);
+  CountingResource model_memory;
+  CountingResource run_memory;
+  {
+    const Model m = Model::from_proto(make_model(g), "payloads", &model_memory);
+    EXPECT_EQ(model_memory.allocations(), 1);  // the initializer
+    SessionOptions o;
+    o.memory_resource = &run_memory;
+    Session session(m, o);
+    const auto out = session.run(std::vector<Value>{Value(Tensor::from_values<float>(Shape{2, 2}, {1, 2, 3, 4}))});
+    EXPECT_TRUE(equal(out[0].tensor(), Tensor::from_values<float>(Shape{2, 2}, {11, 12, 13, 14})));
+    EXPECT_EQ(out[1].tensor().value<std::int64_t>(0), 2);
+    for (const Value& v : out) EXPECT_EQ(v.tensor().memory_resource(), &run_memory);
+    EXPECT_GE(run_memory.allocations(), 7);  // 2 pieces, joined, 2 broadcasts, sum, n, shape
+    EXPECT_GT(run_memory.bytes_outstanding(), 0u);
+  }
+  EXPECT_EQ(run_memory.bytes_outstanding(), 0u);
+  EXPECT_EQ(model_memory.bytes_outstanding(), 0u);
+}
+
+// Sequences of device tensors flow through the handle-moving operators; a kernel that reads
+// payload says which node, which tensor and which device.
+TEST(Executor, DeviceTensorsFlowAndPayloadKernelsNameTheNode) {
+  std::vector<float> memory(400, 0.f);
+  std::vector<Tensor> v;
+  for (std::size_t i = 0; i < 100; ++i) {
+    v.push_back(Tensor::adopt(DataType::Float, Shape{4}, memory.data() + 4 * i, Device::cuda(0), nullptr, nullptr));
+  }
+  const Model chain = Model::from_proto(erase_insert_chain(3), "chain.onnx");
+  Session session(chain);
+  const auto out = session.run(std::vector<Value>{Value(TensorSequence(DataType::Float, v))});
+  const TensorSequence& s = out[0].sequence();
+  ASSERT_EQ(s.size(), 100u);
+  EXPECT_EQ(s[0].data(), v[0].data());
+  EXPECT_EQ(s[99].device(), Device::cuda(0));
+  EXPECT_EQ(s[7].device(), Device::cpu());  // the inserted initializer
+
+  ::onnx::GraphProto g;
+  g.set_name("cat");
+  add_input(g, "s", DataType::Float, true);
+  add_int_attribute(add_node(g, "ConcatFromSequence", {"s"}, {"y"}, "join"), "axis", 0);
+  add_output(g, "y", DataType::Float, false);
+  const Model cat_model = Model::from_proto(make_model(g), "cat.onnx");
+  Session cat(cat_model);
+  try {
+    (void)cat.run(std::vector<Value>{Value(TensorSequence(DataType::Float, v))});
+    FAIL();
+  } catch (const DeviceError& e) {
+    EXPECT_STREQ(e.what(),
+                 "cat.onnx: graph 'cat': node 0 'join' (ConcatFromSequence): ConcatFromSequence: tensor 0 of the "
+                 "sequence is on cuda:0; tseq reads only host memory");
+  }
+  ::onnx::TensorProto p;
+  EXPECT_THROW(to_proto(v[0], p, "x"), DeviceError);
 }
 
 }  // namespace
