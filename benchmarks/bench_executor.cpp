@@ -5,6 +5,10 @@
 //                                              SequenceErase(S, i) -> SequenceLength
 //   ExecutorLoopInsert/-/tseq/payload:16/n:K  SequenceEmpty -> Loop K times SequenceInsert(S, T)
 //                                              (append) -> SequenceLength
+//   ExecutorLoopInsert/adopted/tseq/payload:65536/n:K  the same model, T a 65,536-float tensor
+//                                              adopted from the caller's memory (Tensor::adopt):
+//                                              tseq appends K handles to it; ONNX Runtime copies
+//                                              T's payload on every SequenceInsert.
 // The first writes K erases on a 10^5-element sequence: (t(K) - t(0)) / K is the per-erase
 // cost through the executor. The second is the append loop ONNX Runtime users report as
 // quadratic (microsoft/onnxruntime#20696, #23024): its total time must grow linearly in K.
@@ -16,6 +20,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -104,6 +109,17 @@ int main(int argc, char** argv) {
         ("ExecutorLoopErase/-/tseq/payload:16/n:" + std::to_string(k)).c_str(),
         [k](benchmark::State& s) {
           run_model(s, erase_model, {Value(x), Value(Tensor::scalar<std::int64_t>(k))}, kLength - k);
+        })
+        ->Unit(benchmark::kMillisecond);
+  }
+  static auto runtime_memory = std::make_shared<std::vector<float>>(65536, 2.f);
+  static const Tensor adopted = Tensor::adopt(DataType::Float, Shape{65536}, runtime_memory->data(), Device::cpu(),
+                                              std::shared_ptr<void>(runtime_memory));
+  for (std::int64_t k : {100, 1000}) {
+    benchmark::RegisterBenchmark(
+        ("ExecutorLoopInsert/adopted/tseq/payload:65536/n:" + std::to_string(k)).c_str(),
+        [k](benchmark::State& s) {
+          run_model(s, insert_model, {Value(adopted), Value(Tensor::scalar<std::int64_t>(k))}, k);
         })
         ->Unit(benchmark::kMillisecond);
   }

@@ -10,6 +10,13 @@
 // min(n, pool) distinct tensors (pool = 4096 for payload 16, 64 for payload 65536) so that
 // large n fit in memory. `allocs` is the number of heap allocations per operation.
 //
+// The runtime boundary (n:1, one tensor per operation, payload 16 or 65536 floats):
+//   TensorImport/-/tseq     Tensor::adopt of the runtime's memory (owner: a std::shared_ptr)
+//   TensorImport/-/deep     Tensor::from_values: copying the payload in
+//   DLPackImport/-/tseq     from_dlpack of a producer's DLManagedTensor, then its release
+//   DLPackExport/-/tseq     to_dlpack of a tensor, then the consumer's deleter call
+//   DLPack*/-/deep          the copying alternative: from_values of the same payload
+//
 // Flags (after Google Benchmark's own): --full runs n = 10^7 and every payload; the default
 // is the quick set that scripts/bench runs.
 
@@ -20,11 +27,14 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <memory>
+#include <span>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "support/alloc_hook.hpp"
+#include "tseq/dlpack.hpp"
 #include "tseq/ops.hpp"
 
 namespace {
@@ -307,6 +317,39 @@ void memory(benchmark::State& state, std::size_t n) {
   }
 }
 
+// One tensor across the runtime boundary per iteration.
+void boundary(benchmark::State& state, const std::string& op, const std::string& impl, std::int64_t payload) {
+  auto memory = std::make_shared<std::vector<float>>(static_cast<std::size_t>(payload), 1.f);
+  const std::shared_ptr<void> owner = memory;
+  const std::span<const float> values(memory->data(), memory->size());
+  std::int64_t dims[1] = {payload};
+  int deleted = 0;
+  DLManagedTensor producer{};
+  producer.dl_tensor = DLTensor{memory->data(), DLDevice{kDLCPU, 0}, 1, DLDataType{kDLFloat, 32, 1}, dims, nullptr, 0};
+  producer.manager_ctx = &deleted;
+  producer.deleter = [](DLManagedTensor* m) { ++*static_cast<int*>(m->manager_ctx); };
+  const Tensor exported = Tensor::adopt(DataType::Float, Shape{payload}, memory->data(), Device::cpu(), owner);
+  run(state, [&](std::size_t) {
+    if (impl == "deep") {
+      Tensor t = Tensor::from_values<float>(Shape{payload}, values);
+      benchmark::DoNotOptimize(t);
+    } else if (op == "TensorImport") {
+      Tensor t = Tensor::adopt(DataType::Float, Shape{payload}, memory->data(), Device::cpu(), owner);
+      benchmark::DoNotOptimize(t);
+    } else if (op == "DLPackImport") {
+      Tensor t = from_dlpack(&producer);  // the deleter runs when t goes: the producer is reusable
+      benchmark::DoNotOptimize(t);
+    } else {
+      DLManagedTensor* m = to_dlpack(exported);
+      benchmark::DoNotOptimize(m);
+      m->deleter(m);
+    }
+  });
+  if (op == "DLPackImport" && impl == "tseq" && deleted != static_cast<int>(state.iterations())) {
+    state.SkipWithError("the DLPack deleter did not run once per import");
+  }
+}
+
 using Fn = std::function<void(benchmark::State&)>;
 
 void add(const std::string& name, Fn fn, bool heavy = false) {
@@ -386,6 +429,14 @@ int main(int argc, char** argv) {
   }
   add(
       "Memory/-/tseq/payload:16/n:1000000", [](benchmark::State& s) { memory(s, 1000000); }, true);
+  for (const std::string op : {"TensorImport", "DLPackImport", "DLPackExport"}) {
+    for (const std::string impl : {"tseq", "deep"}) {
+      for (std::int64_t payload : {std::int64_t{16}, std::int64_t{65536}}) {
+        add(op + "/-/" + impl + "/payload:" + std::to_string(payload) + "/n:1",
+            [=](benchmark::State& s) { boundary(s, op, impl, payload); });
+      }
+    }
+  }
 
   int bargc = static_cast<int>(args.size());
   benchmark::Initialize(&bargc, args.data());

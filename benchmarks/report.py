@@ -160,6 +160,27 @@ def targets(rows):
         ort_per, tseq_per = (oe3 - oe0) / 1000, (ek - e0) / 50000
         res.append(f"- [info] Loop of SequenceErase on a 10^5 sequence: ONNX Runtime {fmt_time(ort_per)} per erase "
                    f"(k = 1,000), tseq {fmt_time(tseq_per)} (k = 50,000): {fmt_ratio(ort_per, tseq_per)}")
+    for payload in (16, 65536):
+        ad, cp = t("TensorImport", "-", "tseq", 1, payload), t("TensorImport", "-", "deep", 1, payload)
+        if ad and cp:
+            res.append(f"- [info] adopting a runtime tensor of {payload} floats: {fmt_time(ad)} "
+                       f"(Tensor::from_values copy: {fmt_time(cp)}, {fmt_ratio(cp, ad)})")
+        di, de = t("DLPackImport", "-", "tseq", 1, payload), t("DLPackExport", "-", "tseq", 1, payload)
+        if di and de:
+            res.append(f"- [info] DLPack at {payload} floats: import+release {fmt_time(di)}, export+delete "
+                       f"{fmt_time(de)} (a copy instead: {fmt_time(cp)})")
+    big_cp = t("TensorImport", "-", "deep", 1, 65536)
+    big_ad = t("TensorImport", "-", "tseq", 1, 65536)
+    check("adopting is O(1): a 65,536-float tensor adopts in under 1/10 of the copy",
+          None if not (big_cp and big_ad) else big_ad * 10 <= big_cp, fmt_ratio(big_cp, big_ad))
+    for k in (100, 1000):
+        ta = t("ExecutorLoopInsert", "adopted", "tseq", k, 65536)
+        oa = t("ExecutorLoopInsert", "adopted", "ort", k, 65536)
+        if ta and oa:
+            res.append(f"- [info] Loop of {k} SequenceInsert of one 65,536-float tensor: tseq (adopted, no copy) "
+                       f"{fmt_time(ta)}, ONNX Runtime (copies on insert) {fmt_time(oa)}: {fmt_ratio(oa, ta)}")
+        elif ta:
+            res.append(f"- [info] Loop of {k} SequenceInsert of one adopted 65,536-float tensor: {fmt_time(ta)}")
     return "\n".join(res)
 
 

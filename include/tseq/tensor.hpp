@@ -397,6 +397,14 @@ class Tensor {
   [[nodiscard]] const void* data() const noexcept { return raw(); }
   /// True if the payload was adopted (adopt, from_dlpack) rather than allocated by tseq.
   [[nodiscard]] bool is_adopted() const noexcept { return s_ && s_->resource == nullptr; }
+  /// The owner an adopted payload was given, if it was adopted with an owner of exactly type
+  /// Owner (after decay); nullptr otherwise. How a runtime gets its own handle back from a
+  /// tensor that went through tseq. O(1); lives as long as any handle to this payload.
+  template <class Owner>
+  [[nodiscard]] const Owner* owner() const noexcept {
+    if (!s_ || s_->destroy_ != &detail::AdoptedStorage<Owner>::destroy) return nullptr;
+    return &static_cast<const detail::AdoptedStorage<Owner>*>(s_.get())->owner;
+  }
   /// The resource a tseq-owned payload was allocated from; nullptr for an adopted payload
   /// and for the default-constructed tensor.
   [[nodiscard]] std::pmr::memory_resource* memory_resource() const noexcept { return s_ ? s_->resource : nullptr; }

@@ -102,6 +102,17 @@ TEST(Adopt, SharedPtrOwner) {
   EXPECT_EQ(freed, 1);
 }
 
+TEST(Adopt, TheOwnerCanBeHadBack) {
+  auto buf = std::make_shared<std::vector<float>>(3, 1.f);
+  const Tensor t = Tensor::adopt(DataType::Float, Shape{3}, buf->data(), Device::cpu(), std::shared_ptr<void>(buf));
+  const auto* owner = t.owner<std::shared_ptr<void>>();
+  ASSERT_NE(owner, nullptr);
+  EXPECT_EQ(owner->get(), buf.get());
+  EXPECT_EQ(t.owner<std::shared_ptr<float>>(), nullptr);  // another type
+  EXPECT_EQ(Tensor::scalar(1.f).owner<std::shared_ptr<void>>(), nullptr);
+  EXPECT_EQ(Tensor().owner<std::shared_ptr<void>>(), nullptr);
+}
+
 TEST(Adopt, AnLvalueOwnerIsCopied) {
   auto owner = std::make_shared<std::vector<std::int32_t>>(std::vector<std::int32_t>{7, 8});
   {
