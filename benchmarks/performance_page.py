@@ -58,6 +58,15 @@ sequences from JavaScript) runs the very same files: `ExecutorLoopErase` splits 
 [10^5, 16] tensor into a 10^5-element sequence and erases k tensors in a Loop;
 `ExecutorLoopInsert` builds a sequence by k SequenceInsert appends in a Loop, the pattern
 ONNX Runtime users report as quadratic (microsoft/onnxruntime#20696, #23024). Here n is k.
+`ExecutorLoopInsert/adopted` runs the same append loop on a 65,536-float tensor (256 KiB) that
+tseq adopted from the caller's memory (`Tensor::adopt`): tseq appends k handles to it, while
+ONNX Runtime's SequenceInsert copies the payload on every append.
+
+The runtime boundary is measured per tensor (n = 1): `TensorImport/-/tseq` adopts a runtime's
+buffer (owner: a `std::shared_ptr`), `DLPackImport/-/tseq` takes a producer's
+`DLManagedTensor` and releases it, `DLPackExport/-/tseq` exports a tensor and calls the
+consumer's deleter; each `deep` row is the copying alternative (`Tensor::from_values` of the
+same payload). See docs/embedding.md.
 
 ![SequenceErase time against n, log-log](images/erase.png)
 
