@@ -28,8 +28,8 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <span>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 

@@ -154,9 +154,10 @@ int main() {
 
   std::printf("adopted %zu runtime tensors of %lld bytes: %ld allocations (%.2f per tensor), %zu bytes\n", n,
               static_cast<long long>(len * 4), adopt_allocs, static_cast<double>(adopt_allocs) / n, adopt_bytes);
-  std::printf("1000 persistent at/erase/insert steps, all versions kept, then %zu tensors taken back out: "
-              "%ld allocations, %zu bytes\n",
-              out_count, chain_allocs, chain_bytes);
+  std::printf(
+      "1000 persistent at/erase/insert steps, all versions kept, then %zu tensors taken back out: "
+      "%ld allocations, %zu bytes\n",
+      out_count, chain_allocs, chain_bytes);
   std::printf("tensors handed back pointing at the runtime's own buffer: %zu of %zu\n", identical, out_count);
   std::printf("payload bytes copied: %zu\n", out_count - identical);
   std::printf("buffer releases after the last sequence died: %ld (expected %zu)\n", arena.released.load(), n);

@@ -213,8 +213,8 @@ Tensor from_dlpack(DLManagedTensor* managed) {
   const void* data = d.data;
   if (d.byte_offset != 0) {
     if (!address_based(device.type)) {
-      throw Error(std::string(kImport) + ": byte_offset " + std::to_string(d.byte_offset) + " on " +
-                  to_string(device) + ", whose data is an opaque handle, is not supported (only 0)");
+      throw Error(std::string(kImport) + ": byte_offset " + std::to_string(d.byte_offset) + " on " + to_string(device) +
+                  ", whose data is an opaque handle, is not supported (only 0)");
     }
     const auto base = reinterpret_cast<std::uintptr_t>(d.data);
     if (d.data == nullptr || d.byte_offset > UINTPTR_MAX - base) {
@@ -255,8 +255,8 @@ DLManagedTensor* to_dlpack(Tensor t) {
   }
   DLTensor& d = e->managed.dl_tensor;
   d.data = const_cast<void*>(e->tensor.data());
-  d.device = DLDevice{static_cast<DLDeviceType>(static_cast<std::int32_t>(e->tensor.device().type)),
-                      e->tensor.device().id};
+  d.device =
+      DLDevice{static_cast<DLDeviceType>(static_cast<std::int32_t>(e->tensor.device().type)), e->tensor.device().id};
   d.ndim = static_cast<int>(shape.rank());
   d.dtype = *code;
   d.shape = const_cast<std::int64_t*>(shape.dims().data());  // immutable; lives with the handle

@@ -239,8 +239,8 @@ std::size_t check_adopt(DataType t, const Shape& s, const void* data, Device dev
   const std::size_t align = dtype_alignment(t);
   if (device.is_host_readable() && reinterpret_cast<std::uintptr_t>(data) % align != 0) {
     std::ostringstream os;
-    os << what << ": data " << data << " on " << to_string(device) << " is not aligned to " << align
-       << " bytes, as " << dtype_name(t) << " elements need";
+    os << what << ": data " << data << " on " << to_string(device) << " is not aligned to " << align << " bytes, as "
+       << dtype_name(t) << " elements need";
     throw Error(os.str());
   }
   return n;
@@ -292,8 +292,7 @@ TensorBuffer Tensor::into_buffer(std::pmr::memory_resource* resource) && {
   if (s_->writable && s_->refs.load(std::memory_order_acquire) == 1) return TensorBuffer(std::move(s_));
   if (!s_->device.is_host_readable()) {
     throw DeviceError("Tensor::into_buffer: the tensor is on " + to_string(s_->device) + " and " +
-                      (s_->writable ? "shared" : "read-only") +
-                      ", so it must be copied; tseq copies only host memory");
+                      (s_->writable ? "shared" : "read-only") + ", so it must be copied; tseq copies only host memory");
   }
   TensorBuffer b(s_->dtype, s_->shape, resource);
   if (s_->dtype == DataType::String) {

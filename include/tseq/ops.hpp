@@ -38,8 +38,10 @@ namespace tseq::ops {
 /// SequenceInsert: `t` placed at `position` (int32/int64, one element; default: append), in
 /// [-n, n], negative counting from the back. O(log n); only `t`'s handle is added. Throws
 /// TypeError if t's type is not the sequence's, IndexError outside the range.
-[[nodiscard]] TensorSequence sequence_insert(const TensorSequence& s, const Tensor& t, const std::optional<Tensor>& position = {});
-[[nodiscard]] TensorSequence sequence_insert(TensorSequence&& s, const Tensor& t, const std::optional<Tensor>& position = {});
+[[nodiscard]] TensorSequence sequence_insert(const TensorSequence& s, const Tensor& t,
+                                             const std::optional<Tensor>& position = {});
+[[nodiscard]] TensorSequence sequence_insert(TensorSequence&& s, const Tensor& t,
+                                             const std::optional<Tensor>& position = {});
 [[nodiscard]] TensorSequence sequence_insert(const TensorSequence& s, const Tensor& t, std::int64_t position);
 [[nodiscard]] TensorSequence sequence_insert(TensorSequence&& s, const Tensor& t, std::int64_t position);
 

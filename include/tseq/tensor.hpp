@@ -271,6 +271,12 @@ struct AdoptedStorage final : TensorStorage {
   static void destroy(TensorStorage* p) noexcept { delete static_cast<AdoptedStorage*>(p); }
 };
 
+// What Tensor::adopt accepts as an owner: any object but a raw pointer or a function (which
+// would own nothing; the C form takes a release callback instead).
+template <class O>
+concept payload_owner = !std::is_pointer_v<std::decay_t<O>> && !std::is_null_pointer_v<std::decay_t<O>> &&
+                        !std::is_function_v<std::remove_reference_t<O>>;
+
 // The C form of an owner: calls release(context) once, when destroyed (unless moved from).
 struct CallbackOwner {
   void (*release)(void*);
@@ -361,8 +367,7 @@ class Tensor {
   /// for null data with elements, misaligned host data, or an unknown device; std::bad_alloc
   /// if the header cannot be allocated. On any throw `owner` is left untouched: the caller
   /// still owns the memory.
-  template <class Owner>
-    requires(!std::is_pointer_v<std::decay_t<Owner>> && !std::is_function_v<std::remove_reference_t<Owner>>)
+  template <detail::payload_owner Owner>
   [[nodiscard]] static Tensor adopt(DataType dtype, Shape shape, const void* data, Device device, Owner&& owner,
                                     Access access = Access::read_only) {
     using O = std::decay_t<Owner>;

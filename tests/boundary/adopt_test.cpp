@@ -102,6 +102,16 @@ TEST(Adopt, SharedPtrOwner) {
   EXPECT_EQ(freed, 1);
 }
 
+// A raw pointer (or null) owns nothing: such owners do not compile.
+template <class O>
+constexpr bool can_adopt_with = requires(O o) {
+  (void)Tensor::adopt(DataType::Float, Shape{1}, nullptr, Device{}, std::move(o));
+};
+static_assert(!can_adopt_with<float*>);
+static_assert(!can_adopt_with<std::nullptr_t>);
+static_assert(can_adopt_with<std::shared_ptr<void>>);
+static_assert(can_adopt_with<CountingOwner>);
+
 TEST(Adopt, TheOwnerCanBeHadBack) {
   auto buf = std::make_shared<std::vector<float>>(3, 1.f);
   const Tensor t = Tensor::adopt(DataType::Float, Shape{3}, buf->data(), Device::cpu(), std::shared_ptr<void>(buf));
@@ -430,7 +440,7 @@ TEST(Allocator, EveryPayloadTseqCreatesComesFromTheGivenResourceAndGoesBack) {
     const Tensor str = std::move(buf).freeze();
     EXPECT_EQ(r.allocations(), 3);
     const TensorSequence parts = ops::split_to_sequence(a, std::nullopt, 1, 0, &r);  // 3 pieces
-    const Tensor joined = ops::concat_from_sequence(parts, 1, 1, &r);  // stacked back along axis 1
+    const Tensor joined = ops::concat_from_sequence(parts, 1, 1, &r);                // stacked back along axis 1
     const Tensor n = ops::sequence_length(parts, &r);
     const tseq::TensorBuffer copy = Tensor(a).into_buffer(&r);
     EXPECT_EQ(r.allocations(), 3 + 3 + 1 + 1 + 1);

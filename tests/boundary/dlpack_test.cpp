@@ -39,12 +39,13 @@ TEST(DLPack, TypeTableBothWays) {
     std::uint8_t code;
     std::uint8_t bits;
   };
-  const std::vector<Row> rows = {
-      {DataType::Float, kDLFloat, 32},      {DataType::Double, kDLFloat, 64},    {DataType::Float16, kDLFloat, 16},
-      {DataType::Int8, kDLInt, 8},          {DataType::Int16, kDLInt, 16},       {DataType::Int32, kDLInt, 32},
-      {DataType::Int64, kDLInt, 64},        {DataType::Uint8, kDLUInt, 8},       {DataType::Uint16, kDLUInt, 16},
-      {DataType::Uint32, kDLUInt, 32},      {DataType::Uint64, kDLUInt, 64},     {DataType::Complex64, kDLComplex, 64},
-      {DataType::Complex128, kDLComplex, 128}};
+  const std::vector<Row> rows = {{DataType::Float, kDLFloat, 32},        {DataType::Double, kDLFloat, 64},
+                                 {DataType::Float16, kDLFloat, 16},      {DataType::Int8, kDLInt, 8},
+                                 {DataType::Int16, kDLInt, 16},          {DataType::Int32, kDLInt, 32},
+                                 {DataType::Int64, kDLInt, 64},          {DataType::Uint8, kDLUInt, 8},
+                                 {DataType::Uint16, kDLUInt, 16},        {DataType::Uint32, kDLUInt, 32},
+                                 {DataType::Uint64, kDLUInt, 64},        {DataType::Complex64, kDLComplex, 64},
+                                 {DataType::Complex128, kDLComplex, 128}};
   for (const Row& r : rows) {
     const auto d = tseq::to_dlpack_dtype(r.t);
     ASSERT_TRUE(d.has_value()) << tseq::dtype_name(r.t);
@@ -62,7 +63,8 @@ TEST(DLPack, TypeTableBothWays) {
 
 TEST(DLPack, RejectsElementTypesItCannotHold) {
   const std::vector<std::pair<DLDataType, std::string>> cases = {
-      {{kDLBfloat, 16, 1}, "from_dlpack: DLPack type (code 4 kDLBfloat, bits 16, lanes 1) is not a sequence element type"},
+      {{kDLBfloat, 16, 1},
+       "from_dlpack: DLPack type (code 4 kDLBfloat, bits 16, lanes 1) is not a sequence element type"},
       {{kDLFloat, 32, 4}, "from_dlpack: DLPack type (code 2 kDLFloat, bits 32, lanes 4) is a vector type"},
       {{kDLFloat, 24, 1}, "(code 2 kDLFloat, bits 24, lanes 1) is not a sequence element type"},
       {{kDLInt, 1, 1}, "(code 0 kDLInt, bits 1, lanes 1) is not"},
