@@ -1,11 +1,12 @@
 // Fuzz target: TensorSequence and tseq::ops with arbitrary positions, element types, shapes,
 // splits and axes. Every error must be a tseq::Error (anything else escapes and is reported);
 // SequenceInsert/Erase/At results are checked against a std::vector model of the handles, and
-// no operator may change its input.
+// no operator may change its input. Some tensors are adopted, some of those "on a GPU".
 
 #include <cstdint>
 #include <cstdlib>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,7 +39,15 @@ Tensor make_tensor(tseq_fuzz::Input& in, DataType t, std::size_t max_rank) {
       }
     }
   });
-  return std::move(b).freeze();
+  Tensor made = std::move(b).freeze();
+  // Sometimes adopted instead (host, or host memory labelled as a GPU: payload reads must then
+  // be DeviceErrors), its owner keeping the tseq-made original alive.
+  const std::uint8_t how = in.byte();
+  if (how % 4 == 0 && t != DataType::String) {
+    const Device d = how % 8 == 0 ? Device::cuda(0) : Device::cpu();
+    return Tensor::adopt(t, made.shape(), made.data(), d, std::make_shared<const Tensor>(made));
+  }
+  return made;
 }
 
 // A position near the valid range [-n, n] most of the time, anything sometimes.

@@ -762,13 +762,12 @@ Values run_node(const Node& n, Inputs in, const Scope& scope, Context& cx) {
     return one(add(tensor_input(in, 0), tensor_input(in, 1), cx));
   }
   if (op == "Not") {
-    const Tensor& x = tensor_input(in, 0);
+    Tensor x = tensor_input(in, 0);
     if (x.dtype() != DataType::Bool) throw TypeError("Not: the input must be bool, got " + dtype_name(x.dtype()));
     check_host(x, "Not: input 0");
-    TensorBuffer b(DataType::Bool, x.shape(), cx.resource);
-    auto o = b.values<bool>();
-    const auto v = x.values<bool>();
-    for (std::size_t i = 0; i < v.size(); ++i) o[i] = !v[i];
+    in[0].reset();  // at the input's last use x is now its only handle: into_buffer reuses its memory
+    TensorBuffer b = std::move(x).into_buffer(cx.resource);
+    for (bool& e : b.values<bool>()) e = !e;
     return one(std::move(b).freeze());
   }
   if (op == "Shape") {

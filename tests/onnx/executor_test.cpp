@@ -368,4 +368,34 @@ TEST(Executor, DeviceTensorsFlowAndPayloadKernelsNameTheNode) {
   EXPECT_THROW(to_proto(v[0], p, "x"), DeviceError);
 }
 
+// A kernel writes into an input it holds alone (Tensor::into_buffer), and copies otherwise.
+TEST(Executor, NotReusesTheMemoryOfAnInputAtItsLastUse) {
+  ::onnx::GraphProto g;
+  g.set_name("nots");
+  add_input(g, "x", DataType::Bool, false);
+  add_node(g, "Not", {"x"}, {"y"});
+  add_node(g, "Not", {"y"}, {"z"});
+  add_output(g, "z", DataType::Bool, false);
+  const Model m = Model::from_proto(make_model(g), "nots");
+  CountingResource r;
+  SessionOptions o;
+  o.memory_resource = &r;
+  Session session(m, o);
+  Tensor x = Tensor::from_values<bool>(Shape{3}, std::vector<bool>{true, false, true});
+  const void* memory = x.data();
+  std::vector<Value> feeds;
+  feeds.emplace_back(std::move(x));
+  auto out = session.run(std::move(feeds));
+  EXPECT_EQ(out[0].tensor().data(), memory) << "both Nots ran in place";
+  EXPECT_EQ(r.allocations(), 0);
+  EXPECT_EQ(out[0].tensor().value<bool>(1), false);
+  // Kept by the caller: copied, and the caller's tensor is unchanged.
+  const Tensor kept = Tensor::from_values<bool>(Shape{2}, std::vector<bool>{true, false});
+  out = session.run(std::vector<Value>{Value(kept)});
+  EXPECT_NE(out[0].tensor().data(), kept.data());
+  EXPECT_EQ(r.allocations(), 1);  // one copy; the second Not reuses it
+  EXPECT_EQ(kept.value<bool>(0), true);
+  EXPECT_EQ(out[0].tensor().value<bool>(0), true);
+}
+
 }  // namespace
