@@ -16,8 +16,8 @@ named below. Speed is only measured here, in Google Benchmark programs with ever
 the same binary and the same run; no unit test times anything.
 
 - **Run**: {date}, `scripts/bench --vs-ort` at the commit that last changed this page.
-- **Machine**: the project's build machine, a virtual machine with 2 vCPUs (Intel Xeon
-  Processor, 2.3 GHz), 24 GiB, Linux 6.18, Debian 12; g++ 12.2, CMake preset `release`
+- **Machine**: the project's build machine, a virtual machine with 2 vCPUs (AMD EPYC,
+  2.45 GHz), 24 GiB, Linux 6.18, Debian 12; g++ 12.2, CMake preset `release`
   (`-O3 -DNDEBUG`), Google Benchmark 1.7 (Debian's libbenchmark-dev),
   `--benchmark_min_time=0.05` (0.3 for the executor models); ONNX Runtime 1.30.0 (npm
   onnxruntime-node, CPU execution provider, one intra-op thread).
@@ -76,32 +76,32 @@ same payload). See docs/embedding.md.
 
 {targets}
 
-### Where the targets are missed, and why
+### Where the targets are missed or tight, and why
 
-- **Persistent erase at 10^6: about 2 us, target about 1.5 us.** A persistent erase in a
-  10^6-element tree copies four nodes (root, two inner nodes, one leaf) of about 32 entries
-  each, and each copied entry is a reference-count increment, undone when the version dies:
-  about 250 atomic read-modify-write operations, at roughly 7.5 ns each on this machine.
-  Profile (`perf record ./build/release/benchmarks/tseq_bench
-  --benchmark_filter='SequenceErase/middle/tseq/payload:16/n:1000000$' --benchmark_min_time=1`):
-  35% inner-node copies (`own`), 33% reference releases, 13% node destruction, 11% leaf copies;
-  allocation about 1%. The issue fixes the branching factor at 32, which sets the number of
-  entries per copied node; the container takes the branching as a template parameter
-  (`rrb_vector<T, Bits>`) for users who prefer fewer copies per update to shallower lookups.
-  Still, it is over 6,000x faster than the naive copy at this size (and under the 3.5 us the
-  issue quotes for immer's flex_vector on such a machine; not measured here).
-- **Never slower than naive at every n: parity at n = 10.** With ten tensors both a tseq
+Machines vary: the same code measured 1.97 us per persistent erase at 10^6 on the Intel Xeon
+machine of an earlier run and 1.05 to 1.50 us on this AMD EPYC one, run to run; compare the
+ratios within one run, not absolute times across runs.
+
+- **Never slower than naive at every n: about parity at n = 10.** With ten tensors both a tseq
   erase and the naive copy-then-erase make one allocation and about 20 reference-count
-  updates, so their ratio sits at 1.0 and run-to-run noise decides its sign (this run's worst
-  case is listed above). From n = 100 on tseq is 2.5x faster and the gap grows linearly.
-- **Iteration after 10^5 random edits: about 1.9x std::vector, target 1.5x.** After random
-  inserts and erases the tree has more leaves than a fresh one (elements per leaf are in the
-  target line above; 32 when fresh) at scattered addresses, so the walk is bound by memory
-  latency rather than bandwidth. `for_each_chunk` prefetches the next four leaves, and in-place
-  inserts share a full leaf with a sibling before splitting it (B*-tree style), which keeps
-  leaves fuller; neither closes the gap. On a fresh sequence iteration is as fast as
-  std::vector. Compacting leaves during traversal-heavy phases (a `rebuild()` that repacks a
-  version into a fresh, dense tree) is the next thing to try.
+  updates, so their ratio sits near 1.0 and run-to-run noise decides its sign (this run's worst
+  case is listed above). From n = 100 on tseq is 2x faster and the gap grows linearly.
+- **Persistent erase at 10^6 (target about 1.5 us).** A persistent erase in a 10^6-element
+  tree copies four nodes (root, two inner nodes, one leaf) of about 32 entries each, and each
+  copied entry is a reference-count increment, undone when the version dies: about 250 atomic
+  read-modify-write operations. Profile (`perf record ./build/release/benchmarks/tseq_bench
+  --benchmark_filter='SequenceErase/middle/tseq/payload:16/n:1000000$' --benchmark_min_time=1`):
+  inner-node copies, reference releases and node destruction take nearly all of it; allocation
+  about 1%. The container takes the branching as a template parameter (`rrb_vector<T, Bits>`)
+  for users who prefer fewer copies per update to shallower lookups.
+- **Iteration after 10^5 random edits (target 1.5x std::vector).** After random inserts and
+  erases the tree has more leaves than a fresh one (elements per leaf are in the target line
+  above; 32 when fresh) at scattered addresses, so the walk is bound by memory latency rather
+  than bandwidth; `for_each_chunk` prefetches the next four leaves. It passes here, but with
+  less margin than a fresh walk.
+- **Adopting at 16 floats costs about what copying costs.** Both make one allocation (the
+  adopted tensor's header holds the owner; the copied tensor's block holds the 64 bytes of
+  payload), so adoption wins by the copy it avoids: nothing at 16 floats, 200x at 65,536.
 
 ## Tables (time per operation)
 
