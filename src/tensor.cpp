@@ -66,11 +66,12 @@ class NewDeleteResource final : public std::pmr::memory_resource {
     if (align <= __STDCPP_DEFAULT_NEW_ALIGNMENT__) return ::operator new(bytes);
     return ::operator new(bytes, std::align_val_t(align));
   }
-  void do_deallocate(void* p, std::size_t bytes, std::size_t align) override {
+  void do_deallocate(void* p, std::size_t, std::size_t align) override {
+    // Unsized forms: clang does not enable sized deallocation by default.
     if (align <= __STDCPP_DEFAULT_NEW_ALIGNMENT__) {
-      ::operator delete(p, bytes);
+      ::operator delete(p);
     } else {
-      ::operator delete(p, bytes, std::align_val_t(align));
+      ::operator delete(p, std::align_val_t(align));
     }
   }
   bool do_is_equal(const std::pmr::memory_resource& o) const noexcept override { return this == &o; }
