@@ -2,6 +2,8 @@
 
 #include "tseq/ops.hpp"
 
+#include "tseq/detail/checked.hpp"
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -49,10 +51,13 @@ std::size_t erase_index(const TensorSequence& s, const std::optional<Tensor>& po
   return resolve("SequenceErase", p, s.size(), false, defaulted);
 }
 
-std::int64_t product(std::span<const std::int64_t> dims) {
-  std::int64_t p = 1;
-  for (auto d : dims) p *= d;
-  return p;
+// Checks that a result shape's element count fits int64, naming the operator.
+void check_result_shape(const char* op, const Shape& s) {
+  try {
+    (void)s.num_elements();
+  } catch (const ShapeError& e) {
+    throw ShapeError(std::string(op) + ": the result's " + e.what());
+  }
 }
 
 // Normalises axis against [-count, count - 1].
@@ -176,16 +181,21 @@ TensorSequence split_to_sequence(const Tensor& input, const std::optional<Tensor
   const std::size_t a = resolve_axis(op, axis, shape.rank(), "an input of shape " + to_string(shape));
   const std::int64_t dim = shape[a];
 
-  // Lengths of the pieces along the axis.
-  std::vector<std::int64_t> lengths;
+  // The pieces along the axis: `count` of them, piece k of length_of(k). Uniform splits are not
+  // materialised (a [0, 10^8] input would otherwise need 800 MB of lengths).
+  std::vector<std::int64_t> lengths;  // a 1-D split's entries
+  std::int64_t chunk = 1;             // the length of every piece but maybe the last
+  std::int64_t count = dim;
   bool drop_axis = false;
   if (!split) {
-    lengths.assign(static_cast<std::size_t>(dim), 1);
     drop_axis = keepdims == 0;
   } else {
     const Tensor& sp = *split;
     if (sp.dtype() != DataType::Int64 && sp.dtype() != DataType::Int32) {
       throw TypeError(std::string(op) + ": split must be an int32 or int64 tensor, got " + dtype_name(sp.dtype()));
+    }
+    if (sp.rank() > 1) {
+      throw ShapeError(std::string(op) + ": split must be a scalar or 1-D, got shape " + to_string(sp.shape()));
     }
     std::vector<std::int64_t> v(sp.size());
     for (std::size_t i = 0; i < v.size(); ++i) {
@@ -195,15 +205,16 @@ TensorSequence split_to_sequence(const Tensor& input, const std::optional<Tensor
       if (v[0] <= 0) {
         throw ShapeError(std::string(op) + ": scalar split " + std::to_string(v[0]) + " must be > 0");
       }
-      for (std::int64_t done = 0; done < dim; done += v[0]) lengths.push_back(std::min(v[0], dim - done));
-    } else if (sp.rank() == 1) {
+      chunk = v[0];
+      count = dim / chunk + (dim % chunk != 0 ? 1 : 0);
+    } else {
       std::int64_t sum = 0;
       for (std::size_t i = 0; i < v.size(); ++i) {
         if (v[i] < 0) {
           throw ShapeError(std::string(op) + ": split entry " + std::to_string(i) + " is " + std::to_string(v[i]) +
                            "; entries must be >= 0");
         }
-        sum += v[i];
+        sum = detail::checked_add(sum, v[i], op, "the sum of the split entries");
       }
       if (v.empty() && dim != 0) {
         throw ShapeError(std::string(op) + ": split is empty but axis " + std::to_string(a) + " has length " +
@@ -214,21 +225,30 @@ TensorSequence split_to_sequence(const Tensor& input, const std::optional<Tensor
                          std::to_string(a) + " of shape " + to_string(shape) + " has length " + std::to_string(dim));
       }
       lengths = std::move(v);
-    } else {
-      throw ShapeError(std::string(op) + ": split must be a scalar or 1-D, got shape " + to_string(sp.shape()));
+      count = static_cast<std::int64_t>(lengths.size());
     }
   }
+  auto length_of = [&](std::int64_t k) {
+    if (!lengths.empty()) return lengths[static_cast<std::size_t>(k)];
+    return std::min(chunk, dim - k * chunk);  // k * chunk < dim: no overflow
+  };
 
-  const Index outer = product(shape.dims().subspan(0, a));
-  const Index inner = product(shape.dims().subspan(a + 1));
+  // Row-major block copies; with no elements there is nothing to copy (and the products of
+  // the other dims, which may be huge, are not needed).
+  const bool empty = input.size() == 0;
+  const Index outer = empty ? 0 : detail::checked_product(shape.dims().subspan(0, a), op, "the input's size");
+  const Index inner = empty ? 0 : detail::checked_product(shape.dims().subspan(a + 1), op, "the input's size");
   TensorSequence::container_type::builder out;
   visit_dtype(input.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* src = input.values<T>().data();
     std::int64_t start = 0;
-    for (std::int64_t len : lengths) {
+    for (std::int64_t k = 0; k < count; ++k) {
+      const std::int64_t len = length_of(k);
       TensorBuffer piece(input.dtype(), drop_axis ? shape.removed(a) : shape.with(a, len), resource);
-      copy_columns(src, dim * inner, start * inner, piece.values<T>().data(), len * inner, 0, outer, len * inner);
+      if (!empty) {
+        copy_columns(src, dim * inner, start * inner, piece.values<T>().data(), len * inner, 0, outer, len * inner);
+      }
       out.push_back(std::move(piece).freeze());
       start += len;
     }
@@ -268,12 +288,15 @@ Tensor concat_from_sequence(const TensorSequence& s, std::int64_t axis, std::int
           ", incompatible with tensor 0's shape " + to_string(first) +
           (stack ? " (stacking needs equal shapes)" : " (only axis " + std::to_string(a) + " may differ)"));
     }
-    total += stack ? 1 : sh[a];
+    total = detail::checked_add(total, stack ? 1 : sh[a], op, "the result's length along the axis");
     ++i;
   }
-  const Index outer = product(first.dims().subspan(0, a));
-  const Index inner = product(first.dims().subspan(stack ? a : a + 1));
-  TensorBuffer out(s.elem_type(), stack ? first.inserted(a, total) : first.with(a, total), resource);
+  const Shape result = stack ? first.inserted(a, total) : first.with(a, total);
+  check_result_shape(op, result);
+  TensorBuffer out(s.elem_type(), result, resource);
+  if (out.size() == 0) return std::move(out).freeze();  // nothing to copy
+  const Index outer = detail::checked_product(first.dims().subspan(0, a), op, "the result's size");
+  const Index inner = detail::checked_product(first.dims().subspan(stack ? a : a + 1), op, "the result's size");
   visit_dtype(s.elem_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* dst = out.values<T>().data();

@@ -2,6 +2,8 @@
 
 #include "tseq/tensor.hpp"
 
+#include "tseq/detail/checked.hpp"
+
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -255,6 +257,11 @@ void throw_wrong_type(std::string_view what, DataType requested, DataType actual
 void throw_count_mismatch(std::size_t given, const Shape& shape, std::size_t holds) {
   throw ShapeError("Tensor::from_values: " + std::to_string(given) + " values for shape " + to_string(shape) +
                    ", which holds " + std::to_string(holds));
+}
+
+void throw_overflow(std::string_view op, std::string_view what, std::int64_t a, char sym, std::int64_t b) {
+  throw ShapeError(std::string(op) + ": " + std::string(what) + " overflows int64 (" + std::to_string(a) + " " + sym +
+                   " " + std::to_string(b) + ")");
 }
 
 void throw_not_host(std::string_view op, std::string_view what, Device device) {

@@ -257,6 +257,9 @@ TensorSequence from_proto(const ::onnx::SequenceProto& p, DataType declared, std
                           std::pmr::memory_resource* resource) {
   std::string where(context);
   if (!p.name().empty()) where += ": sequence '" + p.name() + "'";
+  if (p.sparse_tensor_values_size() > 0) {
+    fail(where, "sparse tensors (sparse_tensor_values) are not supported (only dense tensors)");
+  }
   if (p.sequence_values_size() > 0 || p.map_values_size() > 0 || p.optional_values_size() > 0) {
     fail(where, "sequences of sequences, maps or optionals are not supported (only sequences of tensors)");
   }
@@ -287,6 +290,9 @@ OptionalValue from_proto(const ::onnx::OptionalProto& p, const ValueType& declar
   std::string where(context);
   if (!p.name().empty()) where += ": optional '" + p.name() + "'";
   OptionalValue r{nullptr, declared};
+  if (p.has_sparse_tensor_value() || p.has_map_value() || p.has_optional_value()) {
+    fail(where, "sparse tensors, maps and optionals of optionals are not supported (only tensors and sequences)");
+  }
   switch (p.elem_type()) {
     case ::onnx::OptionalProto::UNDEFINED:
       return r;

@@ -9,6 +9,8 @@
 /// node's operator, so a chain of SequenceInsert/SequenceErase on a sequence nobody else holds
 /// updates it in place (tseq::ops' rvalue overloads), without copying the tree.
 
+#include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -40,13 +42,16 @@ namespace detail {
 struct Graph;
 }
 
-/// A loaded, checked ONNX model. Immutable; share it between sessions and threads.
+/// A loaded, checked ONNX model: a shared handle (copies share one immutable graph); share it
+/// between sessions and threads.
 class Model {
  public:
-  /// Reads and checks a .onnx file. Throws tseq::Error naming the file and the problem
-  /// (unreadable, malformed, unsupported value types or operators, missing values). The
-  /// initializers are allocated from `resource` (nullptr: tseq::default_memory_resource()),
-  /// which must outlive the model.
+  /// Reads and checks a .onnx file: the default-domain opset from opset_import (1 to 25), every
+  /// operator and its required inputs, attributes and subgraphs, one producer per value name,
+  /// every value produced before use (the order found in linear time), and a declared or
+  /// inferred type for every graph and subgraph output. Throws tseq::Error naming the file, the
+  /// node and the problem; nothing is run. The initializers are allocated from `resource`
+  /// (nullptr: tseq::default_memory_resource()), which must outlive the model.
   [[nodiscard]] static Model load(const std::filesystem::path& file, std::pmr::memory_resource* resource = nullptr);
   /// Parses serialized ModelProto bytes; `name` is used in error messages.
   [[nodiscard]] static Model parse(std::span<const std::byte> bytes, std::string_view name,
@@ -55,15 +60,26 @@ class Model {
   [[nodiscard]] static Model from_proto(const ::onnx::ModelProto& proto, std::string_view name,
                                         std::pmr::memory_resource* resource = nullptr);
 
-  const std::string& name() const noexcept { return name_; }
-  const std::vector<ValueInfo>& inputs() const noexcept;
-  const std::vector<ValueInfo>& outputs() const noexcept;
+  [[nodiscard]] const std::string& name() const noexcept { return name_; }
+  [[nodiscard]] const std::vector<ValueInfo>& inputs() const noexcept;
+  [[nodiscard]] const std::vector<ValueInfo>& outputs() const noexcept;
+  /// The default-domain opset the model imports.
+  [[nodiscard]] int opset() const noexcept { return opset_; }
 
  private:
   friend class Session;
-  Model(std::shared_ptr<const detail::Graph> g, std::string name) : graph_(std::move(g)), name_(std::move(name)) {}
+  Model(std::shared_ptr<const detail::Graph> g, std::string name, int opset)
+      : graph_(std::move(g)), name_(std::move(name)), opset_(opset) {}
   std::shared_ptr<const detail::Graph> graph_;
   std::string name_;
+  int opset_;
+};
+
+/// Thrown when a run stops because its caller cancelled it (SessionOptions::cancel) or its
+/// time limit passed; the message names the node where it stopped.
+class RunStopped : public tseq::Error {
+ public:
+  using tseq::Error::Error;
 };
 
 /// Counters of one run.
@@ -73,35 +89,61 @@ struct RunStats {
   std::size_t shared_inputs = 0;  ///< inputs passed as a shared handle (still used later)
 };
 
-/// Resource limits of a Session (for untrusted models: a server, a fuzzer).
+/// Resource limits of a Session. The defaults limit nothing (a trusted model in a runtime that
+/// sets its own bounds); for models nobody trusted start from untrusted(). Every limit is
+/// checked before the allocation it guards, and going over it is a tseq::Error naming the
+/// node and the limit. docs/onnx.md ("Running untrusted models") lists what each one bounds.
 struct SessionOptions {
-  /// Iterations one Loop node may run; more is an Error naming the node.
+  /// Iterations one Loop node may run.
   std::int64_t max_loop_iterations = std::numeric_limits<std::int64_t>::max();
-  /// Elements of one tensor an operator may create (Add, Slice, ConcatFromSequence, Loop scan
-  /// outputs); more is an Error naming the node.
+  /// Elements of one tensor an operator may create (Add, Slice, Unsqueeze,
+  /// ConcatFromSequence, Loop scan outputs, SplitToSequence pieces).
   std::int64_t max_tensor_elements = std::numeric_limits<std::int64_t>::max();
+  /// Bytes of one tensor an operator may create.
+  std::int64_t max_tensor_bytes = std::numeric_limits<std::int64_t>::max();
+  /// Bytes of all tensors the run creates that are alive at once (payloads and headers from
+  /// memory_resource); checked on every allocation, and before operators that make many
+  /// tensors at once (SplitToSequence) start.
+  std::int64_t max_run_bytes = std::numeric_limits<std::int64_t>::max();
+  /// Tensors in one sequence an operator may create (bounds sequence storage, which is not
+  /// counted in max_run_bytes: about 10 bytes per element).
+  std::int64_t max_sequence_length = std::numeric_limits<std::int64_t>::max();
+  /// Wall-clock time one run may take, checked between nodes and loop iterations; zero: no
+  /// limit. Past it the run throws RunStopped.
+  std::chrono::nanoseconds time_limit{0};
+  /// Set to true from any thread to stop a running run (as ONNX Runtime's
+  /// RunOptions::terminate); checked between nodes and loop iterations, then the run throws
+  /// RunStopped. Not owned; must outlive the runs that read it. Null: not cancellable.
+  const std::atomic<bool>* cancel = nullptr;
   /// Where every tensor the run creates (kernel results, constants, loop counters) is
   /// allocated; nullptr: tseq::default_memory_resource(). Must outlive the returned values
   /// and be safe to deallocate from any thread that may drop the last handle.
   std::pmr::memory_resource* memory_resource = nullptr;
+
+  /// Limits for models nobody trusted: 10^7 loop iterations, 2^28 elements and 1 GiB per
+  /// tensor, 4 GiB of tensors per run, 10^7 tensors per sequence, 10 minutes per run.
+  [[nodiscard]] static SessionOptions untrusted();
 };
 
-/// Runs a Model. Cheap to create; not for concurrent use (create one per thread).
+/// Runs a Model. Holds a shared handle to it (a temporary Model is fine). Cheap to create; not
+/// for concurrent use (create one per thread).
 class Session {
  public:
-  explicit Session(const Model& model, SessionOptions options = {}) : model_(model), options_(options) {}
+  explicit Session(Model model, SessionOptions options = {}) : model_(std::move(model)), options_(options) {}
 
   /// Runs with inputs matched by name; inputs that have an initializer may be left out.
-  /// Returns the graph outputs in order. Throws tseq::Error naming the node that failed.
-  std::vector<Value> run(std::vector<std::pair<std::string, Value>> feeds);
+  /// Every feed must have its input's declared type (else TypeError naming the input, the
+  /// declared and the fed type). Returns the graph outputs in order. Throws tseq::Error naming
+  /// the node that failed (RunStopped when cancelled or out of time).
+  [[nodiscard]] std::vector<Value> run(std::vector<std::pair<std::string, Value>> feeds);
   /// Runs with the first inputs.size() graph inputs, in order.
-  std::vector<Value> run(std::vector<Value> inputs);
+  [[nodiscard]] std::vector<Value> run(std::vector<Value> inputs);
 
   /// Counters of the last run.
-  const RunStats& stats() const noexcept { return stats_; }
+  [[nodiscard]] const RunStats& stats() const noexcept { return stats_; }
 
  private:
-  const Model& model_;
+  Model model_;
   SessionOptions options_;
   RunStats stats_;
 };

@@ -1,0 +1,162 @@
+#pragma once
+
+// The executor's internal model (not installed): a checked graph whose nodes carry the kernel
+// resolved at load time, the run context every kernel sees, and the helpers kernels share.
+// load.cpp builds Graphs; run.cpp runs them; kernels.cpp and control_flow.cpp hold the
+// operators and the kernel table. Control flow reaches subgraphs only through call() (run.cpp).
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <memory_resource>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <boost/container/small_vector.hpp>
+
+#include "onnx/onnx_pb.h"
+#include "tseq/onnx/executor.hpp"
+
+namespace tseq::onnx::detail {
+
+struct Graph;
+struct Node;
+struct Context;
+struct Scope;
+
+using Inputs = boost::container::small_vector<std::optional<Value>, 4>;
+using Values = boost::container::small_vector<Value, 2>;
+
+// A kernel: the operator's inputs (moved in at their last use), the node, the scope it runs in
+// (subgraphs read outer values through it) and the run context.
+using Kernel = Values (*)(const Node& n, Inputs& in, const Scope& scope, Context& cx);
+
+// What the loader checks of an operator, and the kernel it runs.
+struct OpInfo {
+  std::string_view name;
+  Kernel kernel;
+  int min_inputs;
+  int max_inputs;                                 // -1: any number
+  std::vector<int> optional_inputs;               // positions below min_inputs that may be ""
+  std::vector<std::string_view> required_attributes;
+  std::vector<std::string_view> required_graphs;  // graph attributes (If, Loop, SequenceMap)
+};
+
+// Default-domain opsets tseq loads (ONNX's sequence conformance cases use 11 to 25).
+constexpr int kMinOpset = 1;
+constexpr int kMaxOpset = 25;
+
+// The operator `op` of the default domain at `opset`, or nullptr if tseq does not run it there.
+const OpInfo* find_op(std::string_view op, int opset);
+// True if tseq runs `op` at some opset.
+bool known_op(std::string_view op);
+
+struct Node {
+  const ::onnx::NodeProto* proto = nullptr;
+  std::string op;
+  std::string label;  // "node 3 'name' (Op)" for messages
+  const OpInfo* info = nullptr;
+  int opset = 0;
+  std::vector<std::string> inputs;
+  std::vector<std::string> outputs;
+  std::map<std::string, std::shared_ptr<Graph>> subgraphs;  // by attribute name
+  std::vector<bool> move_input;  // input j may be moved: this node is that value's last use
+  std::vector<int> in_slots;     // slot of input j; -1: absent ("") or from an enclosing graph
+  std::vector<int> out_slots;
+};
+
+struct Graph {
+  std::shared_ptr<const ::onnx::ModelProto> model;  // keeps every NodeProto alive
+  std::string name;
+  std::vector<ValueInfo> inputs;
+  std::vector<ValueInfo> outputs;
+  std::vector<bool> input_typed;   // declared (or, for subgraphs, given by the calling node)
+  std::vector<bool> output_typed;  // declared or inferred: all true once the model is loaded
+  std::vector<Node> nodes;         // in execution order
+  std::set<std::string> free_names;  // taken from enclosing graphs
+  // Every value defined here (inputs, initializers, node outputs) lives in a slot of the run's
+  // scope: no map look-up or allocation per value at run time.
+  std::unordered_map<std::string, int> slot_of;
+  std::vector<int> input_slots;
+  std::vector<int> output_slots;  // -1: an output taken from an enclosing graph
+  std::vector<std::pair<int, Value>> initializer_slots;
+};
+
+// Where a run stands: limits, cancellation, counters and the memory every kernel allocates from.
+struct Context {
+  RunStats& stats;
+  const SessionOptions& options;
+  std::pmr::memory_resource* resource;  // every tensor a kernel creates comes from here
+  std::chrono::steady_clock::time_point deadline;
+  std::pmr::memory_resource* budget;  // the accounting layer over resource (run.cpp), or null
+  bool stoppable;                     // a cancel flag or a time limit is set
+
+  // Throws RunStopped if the caller cancelled the run or its time is up; checked between
+  // nodes and loop iterations. `where` starts the message (the node label is added by the
+  // run loop).
+  void check_stop(std::string_view where, std::int64_t index = -1) const;
+  // Throws Error unless a tensor of `shape` and `dtype` fits the per-tensor limits (checked
+  // before allocating it). Also checks the shape (ShapeError).
+  void check_tensor(const Shape& shape, DataType dtype, std::string_view op) const;
+  // Same, for a tensor of `elements` elements of `dtype`.
+  void check_tensor(std::int64_t elements, DataType dtype, std::string_view op) const;
+  // Throws Error unless a sequence of `length` tensors fits max_sequence_length.
+  void check_sequence(std::int64_t length, std::string_view op) const;
+  // Throws Error unless `bytes` more would fit the run's byte budget (for operators that make
+  // many tensors at once: checked before the first is made).
+  void check_run_bytes(std::int64_t bytes, std::string_view op) const;
+};
+
+struct Scope {
+  const Graph* graph;
+  std::vector<std::optional<Value>> slots;
+  const Scope* parent = nullptr;
+
+  explicit Scope(const Graph& g, const Scope* p = nullptr) : graph(&g), slots(g.slot_of.size()), parent(p) {}
+
+  // A value by name, here or in an enclosing scope (subgraphs read outer values this way).
+  const Value* find(const std::string& name) const {
+    for (const Scope* s = this; s != nullptr; s = s->parent) {
+      auto it = s->graph->slot_of.find(name);
+      if (it != s->graph->slot_of.end() && s->slots[static_cast<std::size_t>(it->second)]) {
+        return &*s->slots[static_cast<std::size_t>(it->second)];
+      }
+    }
+    return nullptr;
+  }
+};
+
+// ---- run.cpp ----
+// Runs a subgraph with `args` bound to its inputs, in a scope whose parent is `outer`.
+Values call(const Graph& g, Values args, const Scope& outer, Context& cx);
+Values run_graph(const Graph& g, Scope& scope, Context& cx);
+// Rethrows the current exception with `prefix` before its message, keeping its tseq class
+// (std::bad_alloc becomes an Error saying the run is out of memory).
+[[noreturn]] void rethrow_with(const std::string& prefix);
+
+// ---- helpers kernels share (kernels.cpp) ----
+const ::onnx::AttributeProto* attribute(const Node& n, std::string_view name);
+std::int64_t int_attribute(const Node& n, std::string_view name, std::optional<std::int64_t> fallback);
+const Graph& subgraph(const Node& n, const std::string& name);
+Value& required(Inputs& in, std::size_t j);
+const Tensor& tensor_input(Inputs& in, std::size_t j);
+std::optional<Tensor> optional_tensor(Inputs& in, std::size_t j);
+TensorSequence take_sequence(Inputs& in, std::size_t j);
+void check_host(const Tensor& t, const std::string& what);
+bool bool_scalar(const Tensor& t, const char* what);
+std::vector<std::int64_t> int_list(const Tensor& t, const char* what);
+Values one(Value v);
+
+// ---- control_flow.cpp ----
+Values run_if(const Node& n, Inputs& in, const Scope& scope, Context& cx);
+Values run_loop(const Node& n, Inputs& in, const Scope& scope, Context& cx);
+Values run_sequence_map(const Node& n, Inputs& in, const Scope& scope, Context& cx);
+
+}  // namespace tseq::onnx::detail

@@ -1,0 +1,299 @@
+// The run loop: feeds checked against the declared types, values moved into their last use,
+// limits, cancellation and the run's memory budget.
+
+#include <algorithm>
+#include <new>
+
+#include "graph.hpp"
+#include "tseq/detail/checked.hpp"
+
+namespace tseq::onnx {
+
+namespace detail {
+
+namespace {
+
+std::string limit_text(std::int64_t v) { return std::to_string(v); }
+
+// Counts the bytes of the run's tensors that are alive and refuses an allocation that would
+// pass max_run_bytes, before asking the upstream resource. Tensors may outlive the run (its
+// outputs) and the Session: the budget deletes itself when the Session has let go and the
+// last block it handed out has come back.
+class RunBudget final : public std::pmr::memory_resource {
+ public:
+  RunBudget(std::pmr::memory_resource* upstream, std::int64_t limit) : upstream_(upstream), limit_(limit) {}
+
+  static RunBudget* create(std::pmr::memory_resource* upstream, std::int64_t limit) {
+    return new RunBudget(upstream, limit);
+  }
+  // The creator's reference.
+  void release() noexcept {
+    if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+  }
+  std::int64_t held() const noexcept { return held_.load(std::memory_order_relaxed); }
+  std::int64_t limit() const noexcept { return limit_; }
+
+ private:
+  void* do_allocate(std::size_t bytes, std::size_t align) override {
+    const auto b = static_cast<std::int64_t>(std::min<std::size_t>(bytes, INT64_MAX));
+    const std::int64_t now = held_.load(std::memory_order_relaxed);
+    if (b > limit_ - now) {
+      throw Error("the run's tensors would take " + std::to_string(now) + " + " + std::to_string(b) +
+                  " bytes, over the session's max_run_bytes of " + limit_text(limit_));
+    }
+    void* p = upstream_->allocate(bytes, align);
+    held_.fetch_add(b, std::memory_order_relaxed);
+    refs_.fetch_add(1, std::memory_order_relaxed);
+    return p;
+  }
+  void do_deallocate(void* p, std::size_t bytes, std::size_t align) override {
+    upstream_->deallocate(p, bytes, align);
+    held_.fetch_sub(static_cast<std::int64_t>(std::min<std::size_t>(bytes, INT64_MAX)), std::memory_order_relaxed);
+    release();
+  }
+  bool do_is_equal(const std::pmr::memory_resource& o) const noexcept override { return this == &o; }
+
+  std::pmr::memory_resource* upstream_;
+  std::int64_t limit_;
+  std::atomic<std::int64_t> held_{0};
+  std::atomic<long> refs_{1};  // the Session's run, plus one per block handed out
+};
+
+}  // namespace
+
+void Context::check_stop(std::string_view where, std::int64_t index) const {
+  const bool cancelled = options.cancel != nullptr && options.cancel->load(std::memory_order_relaxed);
+  const bool late = !cancelled && options.time_limit.count() > 0 && std::chrono::steady_clock::now() > deadline;
+  if (!cancelled && !late) return;
+  const std::string at = where.empty() ? std::string()
+                                       : std::string(where) + (index >= 0 ? " " + std::to_string(index) : "") + ": ";
+  if (cancelled) {
+    throw RunStopped(at + "the run was cancelled (SessionOptions::cancel)");
+  } else {
+    throw RunStopped(at + "the run took longer than its time limit of " +
+                     std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(options.time_limit).count()) +
+                     " ms (SessionOptions::time_limit)");
+  }
+}
+
+void Context::check_tensor(std::int64_t elements, DataType dtype, std::string_view op) const {
+  if (elements > options.max_tensor_elements) {
+    throw Error(std::string(op) + ": the result would hold " + std::to_string(elements) +
+                " elements, over the session's limit of " + limit_text(options.max_tensor_elements));
+  }
+  const std::int64_t bytes =
+      tseq::detail::checked_mul(elements, static_cast<std::int64_t>(dtype_size(dtype)), op, "the result's bytes");
+  if (bytes > options.max_tensor_bytes) {
+    throw Error(std::string(op) + ": the result would take " + std::to_string(bytes) +
+                " bytes, over the session's max_tensor_bytes of " + limit_text(options.max_tensor_bytes));
+  }
+}
+
+void Context::check_tensor(const Shape& shape, DataType dtype, std::string_view op) const {
+  std::int64_t n = 0;
+  try {
+    n = shape.num_elements();
+  } catch (const ShapeError& e) {
+    throw ShapeError(std::string(op) + ": the result's " + e.what());
+  }
+  check_tensor(n, dtype, op);
+}
+
+void Context::check_sequence(std::int64_t length, std::string_view op) const {
+  if (length > options.max_sequence_length) {
+    throw Error(std::string(op) + ": the result would hold " + std::to_string(length) +
+                " tensors, over the session's max_sequence_length of " + limit_text(options.max_sequence_length));
+  }
+}
+
+void Context::check_run_bytes(std::int64_t bytes, std::string_view op) const {
+  const auto* b = dynamic_cast<const RunBudget*>(budget);
+  if (b == nullptr) return;
+  if (bytes > b->limit() - b->held()) {
+    throw Error(std::string(op) + ": the result would take about " + std::to_string(bytes) + " bytes; with " +
+                std::to_string(b->held()) + " held that is over the session's max_run_bytes of " +
+                limit_text(b->limit()));
+  }
+}
+
+[[noreturn]] void rethrow_with(const std::string& prefix) {
+  try {
+    throw;
+  } catch (const RunStopped& e) {
+    throw RunStopped(prefix + e.what());
+  } catch (const TypeError& e) {
+    throw TypeError(prefix + e.what());
+  } catch (const ShapeError& e) {
+    throw ShapeError(prefix + e.what());
+  } catch (const IndexError& e) {
+    throw IndexError(prefix + e.what());
+  } catch (const DeviceError& e) {
+    throw DeviceError(prefix + e.what());
+  } catch (const std::bad_alloc&) {
+    throw Error(prefix + "out of memory (std::bad_alloc); SessionOptions limits bound what a run may allocate");
+  } catch (const std::length_error& e) {
+    throw Error(prefix + "a size is too large (" + e.what() + ")");
+  } catch (const std::exception& e) {
+    throw Error(prefix + e.what());
+  }
+}
+
+Values call(const Graph& g, Values args, const Scope& outer, Context& cx) {
+  Scope s(g, &outer);
+  for (std::size_t i = 0; i < args.size() && i < g.inputs.size(); ++i)
+    s.slots[static_cast<std::size_t>(g.input_slots[i])] = std::move(args[i]);
+  return run_graph(g, s, cx);
+}
+
+Values run_graph(const Graph& g, Scope& scope, Context& cx) {
+  for (const auto& [slot, v] : g.initializer_slots) {
+    auto& cell = scope.slots[static_cast<std::size_t>(slot)];
+    if (!cell) cell = v;  // a default, unless the input was fed
+  }
+  for (const Node& n : g.nodes) {
+    Inputs in(n.inputs.size());
+    for (std::size_t j = 0; j < n.inputs.size(); ++j) {
+      const std::string& name = n.inputs[j];
+      if (name.empty()) continue;
+      const int slot = n.in_slots[j];
+      if (slot >= 0) {
+        auto& cell = scope.slots[static_cast<std::size_t>(slot)];
+        if (cell) {
+          if (n.move_input[j]) {
+            in[j] = std::move(cell);
+            cell.reset();
+            ++cx.stats.moved_inputs;
+          } else {
+            in[j] = *cell;
+            ++cx.stats.shared_inputs;
+          }
+          continue;
+        }
+      }
+      const Value* v = scope.parent != nullptr ? scope.parent->find(name) : nullptr;
+      if (v == nullptr) {
+        throw Error((g.name.empty() ? "" : "graph '" + g.name + "': ") + n.label + ": value '" + name +
+                    "' is not available");
+      }
+      in[j] = *v;
+      ++cx.stats.shared_inputs;
+    }
+    ++cx.stats.nodes;
+    Values out;
+    try {
+      if (cx.stoppable) cx.check_stop({});
+      out = n.info->kernel(n, in, scope, cx);
+    } catch (...) {
+      rethrow_with((g.name.empty() ? "" : "graph '" + g.name + "': ") + n.label + ": ");
+    }
+    for (std::size_t j = 0; j < n.out_slots.size() && j < out.size(); ++j) {
+      if (n.out_slots[j] >= 0) scope.slots[static_cast<std::size_t>(n.out_slots[j])] = std::move(out[j]);
+    }
+  }
+  Values result;
+  for (std::size_t i = 0; i < g.outputs.size(); ++i) {
+    const int slot = g.output_slots[i];
+    if (slot >= 0 && scope.slots[static_cast<std::size_t>(slot)]) {
+      result.push_back(std::move(*scope.slots[static_cast<std::size_t>(slot)]));
+      scope.slots[static_cast<std::size_t>(slot)].reset();
+    } else if (const Value* v = scope.parent != nullptr ? scope.parent->find(g.outputs[i].name) : nullptr) {
+      result.push_back(*v);
+    } else {
+      throw Error("graph '" + g.name + "': output '" + g.outputs[i].name + "' was not produced");
+    }
+  }
+  return result;
+}
+
+}  // namespace detail
+
+namespace {
+
+ValueType type_of(const Value& v) {
+  if (v.is_tensor()) return ValueType::tensor(v.tensor().dtype());
+  if (v.is_sequence()) return ValueType::sequence(v.sequence().elem_type());
+  return v.optional().type;
+}
+
+}  // namespace
+
+SessionOptions SessionOptions::untrusted() {
+  SessionOptions o;
+  o.max_loop_iterations = 10'000'000;
+  o.max_tensor_elements = std::int64_t{1} << 28;
+  o.max_tensor_bytes = std::int64_t{1} << 30;
+  o.max_run_bytes = std::int64_t{4} << 30;
+  o.max_sequence_length = 10'000'000;
+  o.time_limit = std::chrono::minutes(10);
+  return o;
+}
+
+const std::vector<ValueInfo>& Model::inputs() const noexcept { return graph_->inputs; }
+const std::vector<ValueInfo>& Model::outputs() const noexcept { return graph_->outputs; }
+
+std::vector<Value> Session::run(std::vector<std::pair<std::string, Value>> feeds) {
+  using detail::Graph;
+  stats_ = {};
+  const Graph& g = *model_.graph_;
+  detail::Scope scope(g);
+  for (auto& feed : feeds) {
+    const std::string& name = feed.first;
+    Value& v = feed.second;
+    auto it = std::find_if(g.inputs.begin(), g.inputs.end(), [&](const ValueInfo& i) { return i.name == name; });
+    if (it == g.inputs.end()) throw Error(model_.name() + ": '" + name + "' is not an input of the graph");
+    const ValueType got = type_of(v);
+    if (!(got == it->type)) {
+      throw TypeError(model_.name() + ": input '" + name + "' is declared " + to_string(it->type) + " but was fed " +
+                      to_string(got));
+    }
+    scope.slots[static_cast<std::size_t>(g.input_slots[static_cast<std::size_t>(it - g.inputs.begin())])] =
+        std::move(v);
+  }
+  for (std::size_t i = 0; i < g.inputs.size(); ++i) {
+    if (!g.inputs[i].has_default && !scope.slots[static_cast<std::size_t>(g.input_slots[i])]) {
+      throw Error(model_.name() + ": input '" + g.inputs[i].name + "' (" + to_string(g.inputs[i].type) +
+                  ") was not given");
+    }
+  }
+  std::pmr::memory_resource* upstream =
+      options_.memory_resource != nullptr ? options_.memory_resource : default_memory_resource();
+  detail::RunBudget* budget = nullptr;
+  if (options_.max_run_bytes != std::numeric_limits<std::int64_t>::max()) {
+    budget = detail::RunBudget::create(upstream, options_.max_run_bytes);
+  }
+  struct Release {
+    detail::RunBudget* b;
+    ~Release() {
+      if (b != nullptr) b->release();
+    }
+  } release{budget};
+  try {
+    const auto now = std::chrono::steady_clock::now();
+    const auto deadline = options_.time_limit.count() <= 0 || options_.time_limit > decltype(now)::max() - now
+                              ? decltype(now)::max()
+                              : now + options_.time_limit;
+    detail::Context cx{stats_,
+                       options_,
+                       budget != nullptr ? static_cast<std::pmr::memory_resource*>(budget) : upstream,
+                       deadline,
+                       budget,
+                       options_.cancel != nullptr || options_.time_limit.count() > 0};
+    detail::Values out = detail::run_graph(g, scope, cx);
+    return std::vector<Value>(std::make_move_iterator(out.begin()), std::make_move_iterator(out.end()));
+  } catch (...) {
+    detail::rethrow_with(model_.name() + ": ");
+  }
+}
+
+std::vector<Value> Session::run(std::vector<Value> inputs) {
+  const auto& decl = model_.inputs();
+  if (inputs.size() > decl.size()) {
+    throw Error(model_.name() + ": " + std::to_string(inputs.size()) + " inputs given, the graph has " +
+                std::to_string(decl.size()));
+  }
+  std::vector<std::pair<std::string, Value>> feeds;
+  for (std::size_t i = 0; i < inputs.size(); ++i) feeds.emplace_back(decl[i].name, std::move(inputs[i]));
+  return run(std::move(feeds));
+}
+
+}  // namespace tseq::onnx
