@@ -381,7 +381,8 @@ std::vector<MaybeType> output_types(Node& n, const std::vector<MaybeType>& in, c
 
 // Gives every output of g a type: declared, else inferred from the graph (its inputs' types
 // from `hints` where undeclared). Throws Error naming an output it cannot type.
-void infer(Graph& g, const std::vector<MaybeType>& hints, const TypeScope* outer, const std::string& ctx) {
+void infer(Graph& g, const std::vector<MaybeType>& hints, const TypeScope* outer, const std::string& where) {
+  const std::string ctx = where + (g.name.empty() ? "" : " graph '" + g.name + "'");
   TypeScope scope;
   scope.parent = outer;
   for (std::size_t i = 0; i < g.inputs.size(); ++i) {
@@ -410,7 +411,7 @@ void infer(Graph& g, const std::vector<MaybeType>& hints, const TypeScope* outer
       g.outputs[i].type = *t;
       g.output_typed[i] = true;
     } else {
-      throw Error(ctx + (g.name.empty() ? "" : " graph '" + g.name + "'") + ": output '" + g.outputs[i].name +
+      throw Error(ctx + ": output '" + g.outputs[i].name +
                   "' has no declared type and tseq cannot infer one (declare it in the graph's outputs)");
     }
   }

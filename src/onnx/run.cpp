@@ -235,39 +235,37 @@ std::vector<Value> Session::run(std::vector<std::pair<std::string, Value>> feeds
   using detail::Graph;
   stats_ = {};
   const Graph& g = *model_.graph_;
-  detail::Scope scope(g);
-  for (auto& feed : feeds) {
-    const std::string& name = feed.first;
-    Value& v = feed.second;
-    auto it = std::find_if(g.inputs.begin(), g.inputs.end(), [&](const ValueInfo& i) { return i.name == name; });
-    if (it == g.inputs.end()) throw Error(model_.name() + ": '" + name + "' is not an input of the graph");
-    const ValueType got = type_of(v);
-    if (!(got == it->type)) {
-      throw TypeError(model_.name() + ": input '" + name + "' is declared " + to_string(it->type) + " but was fed " +
-                      to_string(got));
-    }
-    scope.slots[static_cast<std::size_t>(g.input_slots[static_cast<std::size_t>(it - g.inputs.begin())])] =
-        std::move(v);
-  }
-  for (std::size_t i = 0; i < g.inputs.size(); ++i) {
-    if (!g.inputs[i].has_default && !scope.slots[static_cast<std::size_t>(g.input_slots[i])]) {
-      throw Error(model_.name() + ": input '" + g.inputs[i].name + "' (" + to_string(g.inputs[i].type) +
-                  ") was not given");
-    }
-  }
-  std::pmr::memory_resource* upstream =
-      options_.memory_resource != nullptr ? options_.memory_resource : default_memory_resource();
   detail::RunBudget* budget = nullptr;
-  if (options_.max_run_bytes != std::numeric_limits<std::int64_t>::max()) {
-    budget = detail::RunBudget::create(upstream, options_.max_run_bytes);
-  }
   struct Release {
-    detail::RunBudget* b;
+    detail::RunBudget*& b;
     ~Release() {
       if (b != nullptr) b->release();
     }
   } release{budget};
-  try {
+  try {  // everything, allocations included, fails as a tseq::Error naming the model
+    detail::Scope scope(g);
+    for (auto& feed : feeds) {
+      const std::string& name = feed.first;
+      Value& v = feed.second;
+      auto it = std::find_if(g.inputs.begin(), g.inputs.end(), [&](const ValueInfo& i) { return i.name == name; });
+      if (it == g.inputs.end()) throw Error("'" + name + "' is not an input of the graph");
+      const ValueType got = type_of(v);
+      if (!(got == it->type)) {
+        throw TypeError("input '" + name + "' is declared " + to_string(it->type) + " but was fed " + to_string(got));
+      }
+      scope.slots[static_cast<std::size_t>(g.input_slots[static_cast<std::size_t>(it - g.inputs.begin())])] =
+          std::move(v);
+    }
+    for (std::size_t i = 0; i < g.inputs.size(); ++i) {
+      if (!g.inputs[i].has_default && !scope.slots[static_cast<std::size_t>(g.input_slots[i])]) {
+        throw Error("input '" + g.inputs[i].name + "' (" + to_string(g.inputs[i].type) + ") was not given");
+      }
+    }
+    std::pmr::memory_resource* upstream =
+        options_.memory_resource != nullptr ? options_.memory_resource : default_memory_resource();
+    if (options_.max_run_bytes != std::numeric_limits<std::int64_t>::max()) {
+      budget = detail::RunBudget::create(upstream, options_.max_run_bytes);
+    }
     const auto now = std::chrono::steady_clock::now();
     const auto deadline = options_.time_limit.count() <= 0 || options_.time_limit > decltype(now)::max() - now
                               ? decltype(now)::max()
@@ -292,7 +290,12 @@ std::vector<Value> Session::run(std::vector<Value> inputs) {
                 std::to_string(decl.size()));
   }
   std::vector<std::pair<std::string, Value>> feeds;
-  for (std::size_t i = 0; i < inputs.size(); ++i) feeds.emplace_back(decl[i].name, std::move(inputs[i]));
+  try {
+    feeds.reserve(inputs.size());
+    for (std::size_t i = 0; i < inputs.size(); ++i) feeds.emplace_back(decl[i].name, std::move(inputs[i]));
+  } catch (...) {
+    detail::rethrow_with(model_.name() + ": ");
+  }
   return run(std::move(feeds));
 }
 
