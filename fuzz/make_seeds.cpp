@@ -7,6 +7,7 @@
 #include <fstream>
 #include <string>
 
+#include "onnx/hostile_models.hpp"
 #include "onnx/model_builder.hpp"
 
 using namespace tseq;
@@ -96,6 +97,23 @@ int main(int argc, char** argv) {
     ::onnx::TensorProto p;
     tseq::onnx::to_proto(x, p, "t");
     write(dir, "tensor_" + dtype_name(t), 1, static_cast<char>(i), p.SerializeAsString());
+  }
+  {  // the models that once broke the loader or the executor (tests/onnx/untrusted_test.cpp)
+    namespace h = tseq_test::hostile;
+    write(dir, "hostile_split_bomb", 0, 0, h::split_bomb().SerializeAsString());
+    write(dir, "hostile_add_broadcast", 0, 0, h::add_broadcast().SerializeAsString());
+    write(dir, "hostile_scan_bomb", 0, 0, h::scan_bomb(1000000000, 64).SerializeAsString());
+    write(dir, "hostile_concat_overflow", 0, 0, h::concat_overflow().SerializeAsString());
+    write(dir, "hostile_split_overflow", 0, 0, h::split_overflow().SerializeAsString());
+    write(dir, "hostile_slice_max_step", 0, 0, h::slice_steps(0, h::kInt64Max, h::kInt64Max).SerializeAsString());
+    write(dir, "hostile_slice_min_step", 0, 0, h::slice_steps(-1, h::kInt64Min, h::kInt64Min).SerializeAsString());
+    write(dir, "hostile_add_int64_overflow", 0, 0, h::add_int64_overflow().SerializeAsString());
+    write(dir, "hostile_reverse_chain", 0, 0, h::reverse_chain(300).SerializeAsString());
+    write(dir, "hostile_endless_loop", 0, 0, h::endless_loop().SerializeAsString());
+    ::onnx::SequenceProto sparse;
+    sparse.set_elem_type(::onnx::SequenceProto::TENSOR);
+    sparse.add_sparse_tensor_values()->mutable_values()->set_data_type(1);
+    write(dir, "hostile_sparse_sequence", 2, 0, sparse.SerializeAsString());
   }
   {
     ::onnx::SequenceProto s;

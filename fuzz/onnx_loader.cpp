@@ -3,6 +3,7 @@
 // limits), or a TensorProto / SequenceProto / OptionalProto of some declared type. Every
 // failure must be a tseq::Error.
 
+#include <chrono>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -42,9 +43,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     switch (mode % 4) {
       case 0: {
         const Model model = Model::parse(bytes, "fuzz.onnx");
-        SessionOptions limits;
+        SessionOptions limits = SessionOptions::untrusted();  // then tighter, for speed
         limits.max_loop_iterations = 64;
         limits.max_tensor_elements = 1 << 16;
+        limits.max_tensor_bytes = 1 << 20;
+        limits.max_run_bytes = 64 << 20;
+        limits.max_sequence_length = 1 << 16;
+        limits.time_limit = std::chrono::seconds(2);
         Session session(model, limits);
         std::vector<Value> inputs;
         for (const ValueInfo& i : model.inputs()) {

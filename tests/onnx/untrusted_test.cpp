@@ -10,6 +10,8 @@
 #include <fstream>
 #include <thread>
 
+#include <unistd.h>
+
 #include "onnx/hostile_models.hpp"
 #include "support/alloc_hook.hpp"
 #include "tseq/onnx/executor.hpp"
@@ -44,8 +46,9 @@ TEST(Untrusted, SplitBombIsRefusedBeforeAllocating) {
   Session session(Model::from_proto(proto, "split_bomb.onnx"), SessionOptions::untrusted());
   const count_allocations c;
   const std::string e = error_of([&] { (void)session.run(std::vector<Value>{}); });
-  EXPECT_TRUE(contains(e, "split_bomb.onnx: graph 'split_bomb': node 0 (SplitToSequence): SplitToSequence: the "
-                          "result would hold 100000000 tensors, over the session's max_sequence_length of 10000000"))
+  EXPECT_TRUE(contains(e,
+                       "split_bomb.onnx: graph 'split_bomb': node 0 (SplitToSequence): SplitToSequence: the "
+                       "result would hold 100000000 tensors, over the session's max_sequence_length of 10000000"))
       << e;
   EXPECT_LT(c.delta().bytes, std::size_t{64} << 20) << "refused with less than 64 MB allocated";
   // The byte budget alone refuses it too, before the first piece.
@@ -63,8 +66,9 @@ TEST(Untrusted, BroadcastBombIsRefused) {
   const std::vector<Value> in = {Value(Tensor::from_values<float>(Shape{100000, 1}, v)),
                                  Value(Tensor::from_values<float>(Shape{1, 100000}, v))};
   const count_allocations c;
-  EXPECT_TRUE(contains(error_of([&] { (void)session.run(in); }),
-                       "(Add): Add: the result would hold 10000000000 elements, over the session's limit of 268435456"));
+  EXPECT_TRUE(
+      contains(error_of([&] { (void)session.run(in); }),
+               "(Add): Add: the result would hold 10000000000 elements, over the session's limit of 268435456"));
   EXPECT_LT(c.delta().bytes, std::size_t{1} << 20);
   SessionOptions o;
   o.max_tensor_bytes = 1000;
@@ -80,8 +84,9 @@ TEST(Untrusted, ScanOutputBombIsRefusedAsItGrows) {
   o.max_tensor_elements = 1000000;
   Session session(Model::from_proto(hostile::scan_bomb(1000000000, 1000), "scan.onnx"), o);
   const std::string e = error_of([&] { (void)session.run(std::vector<Value>{}); });
-  EXPECT_TRUE(contains(e, "(Loop): Loop scan output: the result would hold 1001000 elements, over the session's limit "
-                          "of 1000000"))
+  EXPECT_TRUE(contains(e,
+                       "(Loop): Loop scan output: the result would hold 1001000 elements, over the session's limit "
+                       "of 1000000"))
       << e;
 }
 
@@ -123,8 +128,9 @@ TEST(Untrusted, SplitEntriesThatOverflowAreAShapeError) {
 TEST(Untrusted, ConcatenationWhoseAxisOverflowsIsAShapeError) {
   Session session(Model::from_proto(hostile::concat_overflow(), "concat.onnx"));
   const std::string e = error_of<ShapeError>([&] { (void)session.run(std::vector<Value>{}); });
-  EXPECT_EQ(e, "concat.onnx: graph 'concat_overflow': node 1 (ConcatFromSequence): ConcatFromSequence: the result's "
-               "length along the axis overflows int64 (4611686018427387904 + 4611686018427387904)");
+  EXPECT_EQ(e,
+            "concat.onnx: graph 'concat_overflow': node 1 (ConcatFromSequence): ConcatFromSequence: the result's "
+            "length along the axis overflows int64 (4611686018427387904 + 4611686018427387904)");
 }
 
 TEST(Untrusted, SliceWithExtremeStepsFollowsOnnx) {
@@ -199,7 +205,8 @@ TEST(Untrusted, LoadChecksWhatEveryNodeNeeds) {
   EXPECT_EQ(load(make_model(twice)),
             "m.onnx graph 'g': node 1 'again' (Identity) defines 'y', which node 0 'n' (Identity) already defines");
   ::onnx::GraphProto shadow = one_node("Identity", {"t"}, "s");
-  EXPECT_EQ(load(make_model(shadow)), "m.onnx graph 'g': node 0 'n' (Identity) defines 's', which input 's' already defines");
+  EXPECT_EQ(load(make_model(shadow)),
+            "m.onnx graph 'g': node 0 'n' (Identity) defines 's', which input 's' already defines");
   // A cycle.
   ::onnx::GraphProto cycle;
   cycle.set_name("g");
@@ -313,7 +320,8 @@ TEST(Untrusted, CancellationFromAnotherThreadStopsALoop) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     cancel = true;
   });
-  const std::string e = error_of<RunStopped>([&] { (void)session.run(std::vector<Value>{Value(Tensor::scalar(1.f))}); });
+  const std::string e =
+      error_of<RunStopped>([&] { (void)session.run(std::vector<Value>{Value(Tensor::scalar(1.f))}); });
   canceller.join();
   EXPECT_TRUE(contains(e, "endless.onnx: graph 'endless': node 0 (Loop): ")) << e;  // then the iteration or body node
   EXPECT_TRUE(contains(e, "the run was cancelled (SessionOptions::cancel)")) << e;
@@ -336,10 +344,38 @@ TEST(Untrusted, SparseTensorsInASequenceAreAnError) {
   ::onnx::OptionalProto o;
   o.set_elem_type(::onnx::OptionalProto::TENSOR);
   o.mutable_sparse_tensor_value();
-  EXPECT_TRUE(contains(error_of([&] {
-                         (void)from_proto(o, ValueType::optional(ValueType::Kind::Tensor, DataType::Float), "opt.pb");
-                       }),
-                       "sparse tensors, maps and optionals of optionals are not supported"));
+  EXPECT_TRUE(contains(
+      error_of([&] { (void)from_proto(o, ValueType::optional(ValueType::Kind::Tensor, DataType::Float), "opt.pb"); }),
+      "sparse tensors, maps and optionals of optionals are not supported"));
+}
+
+// The conformance runner bounds every case (an endless Loop fails on its time limit) and
+// survives a folder tree with a symbolic-link loop.
+TEST(Untrusted, TheConformanceRunnerBoundsCasesAndSurvivesLinkLoops) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / ("tseq_untrusted_runner_" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  const fs::path dir = root / "cases" / "endless";
+  fs::create_directories(dir / "test_data_set_0");
+  std::ofstream(dir / "model.onnx", std::ios::binary) << hostile::endless_loop().SerializeAsString();
+  ::onnx::TensorProto x;
+  to_proto(Tensor::scalar(1.f), x);
+  std::ofstream(dir / "test_data_set_0" / "input_0.pb", std::ios::binary) << x.SerializeAsString();
+  std::ofstream(dir / "test_data_set_0" / "output_0.pb", std::ios::binary) << x.SerializeAsString();
+  fs::create_symlink(root / "cases", root / "cases" / "loop");  // cases/loop -> cases
+  const std::string cmd = std::string(TSEQ_ONNX_TEST_EXE) + " --max-loop-iterations 1000000000000 --time-limit 1 " +
+                          (root / "cases").string() + " 2>&1";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string output;
+  char buf[512];
+  while (std::fgets(buf, sizeof buf, p) != nullptr) output += buf;
+  const int status = ::pclose(p);
+  EXPECT_TRUE(contains(output, "FAIL cases/endless: ")) << output;
+  EXPECT_TRUE(contains(output, "the run took longer than its time limit of 1000 ms")) << output;
+  EXPECT_TRUE(contains(output, "0 passed, 1 failed")) << output;  // the link loop adds no case
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  fs::remove_all(root);
 }
 
 }  // namespace
