@@ -9,6 +9,9 @@
 //                                              adopted from the caller's memory (Tensor::adopt):
 //                                              tseq appends K handles to it; ONNX Runtime copies
 //                                              T's payload on every SequenceInsert.
+//   ExecutorLoad/forward|reverse/tseq/payload:16/n:N   Model::from_proto of a chain of N
+//                                              Identity nodes listed in order, or last node
+//                                              first (the loader orders it in O(N log N)).
 // The first writes K erases on a 10^5-element sequence: (t(K) - t(0)) / K is the per-erase
 // cost through the executor. The second is the append loop ONNX Runtime users report as
 // quadratic (microsoft/onnxruntime#20696, #23024): its total time must grow linearly in K.
@@ -17,6 +20,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -24,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "onnx/hostile_models.hpp"
 #include "onnx/model_builder.hpp"
 #include "tseq/onnx/executor.hpp"
 
@@ -129,6 +134,23 @@ int main(int argc, char** argv) {
                                    run_model(s, insert_model, {Value(t), Value(Tensor::scalar<std::int64_t>(k))}, k);
                                  })
         ->Unit(benchmark::kMillisecond);
+  }
+  for (const std::string order : {"forward", "reverse"}) {
+    for (int n : {1000, 32000}) {
+      benchmark::RegisterBenchmark(("ExecutorLoad/" + order + "/tseq/payload:16/n:" + std::to_string(n)).c_str(),
+                                   [order, n](benchmark::State& s) {
+                                     ::onnx::ModelProto p = tseq_test::hostile::reverse_chain(n);
+                                     if (order == "forward") {
+                                       auto* nodes = p.mutable_graph()->mutable_node();
+                                       std::reverse(nodes->begin(), nodes->end());
+                                     }
+                                     for (auto _ : s) {
+                                       Model m = Model::from_proto(p, "chain");
+                                       benchmark::DoNotOptimize(m);
+                                     }
+                                   })
+          ->Unit(benchmark::kMillisecond);
+    }
   }
   int bargc = static_cast<int>(args.size());
   benchmark::Initialize(&bargc, args.data());

@@ -125,8 +125,13 @@ inline ::onnx::ModelProto reverse_chain(int n) {
   ::onnx::GraphProto g;
   g.set_name("reverse_chain");
   add_input(g, "v0", tseq::DataType::Float, false);
-  for (int k = n; k >= 1; --k) add_node(g, "Identity", {"v" + std::to_string(k - 1)}, {"v" + std::to_string(k)});
-  add_output(g, "v" + std::to_string(n), tseq::DataType::Float, false);
+  auto name = [](int k) {  // appended, not "v" + ...: GCC 12 warns falsely (-Wrestrict) on that at -O3
+    std::string r = "v";
+    r += std::to_string(k);
+    return r;
+  };
+  for (int k = n; k >= 1; --k) add_node(g, "Identity", {name(k - 1)}, {name(k)});
+  add_output(g, name(n), tseq::DataType::Float, false);
   return make_model(g);
 }
 
