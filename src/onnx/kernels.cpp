@@ -190,7 +190,9 @@ Values add(const Node&, Inputs& in, const Scope&, Context& cx) {
   check_host(b, "Add: input 1");
   const Shape out = broadcast_shape(a.shape(), b.shape());
   cx.check_tensor(out, a.dtype(), "Add");
-  cx.check_run_bytes(3 * out.num_elements() * static_cast<std::int64_t>(dtype_size(a.dtype())), "Add");
+  // Two broadcast copies and the result (their size fits: check_tensor multiplied it out).
+  const std::int64_t bytes = out.num_elements() * static_cast<std::int64_t>(dtype_size(a.dtype()));
+  cx.check_run_bytes(tseq::detail::checked_mul(bytes, 3, "Add", "the operands' and the result's bytes"), "Add");
   const Tensor x = gather(a, out, 0, broadcast_strides(a.shape(), out), cx.resource);
   const Tensor y = gather(b, out, 0, broadcast_strides(b.shape(), out), cx.resource);
   TensorBuffer r(a.dtype(), out, cx.resource);
