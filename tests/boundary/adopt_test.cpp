@@ -15,6 +15,7 @@
 
 #include "support/alloc_hook.hpp"
 #include "support/counting_resource.hpp"
+#include "support/error_of.hpp"
 #include "tseq/ops.hpp"
 
 namespace {
@@ -29,6 +30,7 @@ using tseq::TensorSequence;
 using tseq_test::count_allocations;
 using tseq_test::CountingOwner;
 using tseq_test::CountingResource;
+using tseq_test::error_of;
 
 // 64-byte aligned host memory the tests adopt at various offsets.
 struct alignas(64) Block {
@@ -38,16 +40,6 @@ struct alignas(64) Block {
     return reinterpret_cast<T*>(bytes + byte_offset);
   }
 };
-
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "(no exception)";
-}
 
 const Device kGpu = Device::cuda(0);  // host memory labelled as a device: no GPU needed
 

@@ -9,6 +9,7 @@
 
 #include "boundary/c_producer.h"
 #include "support/alloc_hook.hpp"
+#include "support/error_of.hpp"
 #include "tseq/dlpack.hpp"
 #include "tseq/ops.hpp"
 
@@ -20,18 +21,7 @@ using tseq::Shape;
 using tseq::Tensor;
 using tseq::TensorSequence;
 using tseq_test::count_allocations;
-
-template <class E, class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("(another exception) ") + e.what();
-  }
-  return "(no exception)";
-}
+using tseq_test::error_of;
 
 TEST(DLPack, TypeTableBothWays) {
   struct Row {

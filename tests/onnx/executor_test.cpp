@@ -14,6 +14,7 @@
 #include "onnx/model_builder.hpp"
 #include "support/alloc_hook.hpp"
 #include "support/counting_resource.hpp"
+#include "support/error_of.hpp"
 #include "tseq/onnx/executor.hpp"
 #include "tseq/onnx/proto.hpp"
 #include "tseq/ops.hpp"
@@ -131,15 +132,6 @@ TEST(Executor, SubgraphsSeeOuterValues) {
   EXPECT_EQ(session.run({Value(Tensor::scalar(false)), Value(big_sequence(4))})[0].tensor().value<std::int64_t>(0), 0);
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 TEST(Executor, ErrorsNameTheModelTheNodeAndTheProblem) {
   ::onnx::GraphProto g;
   add_input(g, "s", DataType::Float, true);
@@ -167,9 +159,8 @@ TEST(Executor, ErrorsNameTheModelTheNodeAndTheProblem) {
                  "chain.onnx: graph 'chain': node 0 (SequenceErase): SequenceErase: position 7 is out of "
                  "range [-3, 2] for a sequence of 3 tensors");
   }
-  EXPECT_EQ(
-      error_of([&] { (void)session.run(std::vector<Value>{Value(i64(1))}); }),
-      "chain.onnx: input 's0' is declared seq(tensor(float)) but was fed tensor(int64)");
+  EXPECT_EQ(error_of([&] { (void)session.run(std::vector<Value>{Value(i64(1))}); }),
+            "chain.onnx: input 's0' is declared seq(tensor(float)) but was fed tensor(int64)");
   const std::string bytes = "not a model";
   EXPECT_EQ(
       error_of([&] { (void)Model::parse(std::as_bytes(std::span<const char>(bytes.data(), bytes.size())), "x.onnx"); }),
@@ -278,19 +269,14 @@ TEST(ConformanceRunner, TellsPassFromFail) {
   };
   write_case("good", 1.f);
   write_case("bad", 5.f);
-  const std::string cmd = std::string(TSEQ_ONNX_TEST_EXE) + " " + (root / "cases").string() + " 2>&1";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  ASSERT_NE(p, nullptr);
-  std::string output;
-  char buf[512];
-  while (std::fgets(buf, sizeof buf, p) != nullptr) output += buf;
-  const int status = ::pclose(p);
+  const auto [output, status] =
+      run_command(std::string(TSEQ_ONNX_TEST_EXE) + " " + (root / "cases").string() + " 2>&1");
   EXPECT_NE(output.find("PASS cases/good"), std::string::npos) << output;
   EXPECT_NE(output.find("FAIL cases/bad: test_data_set_0 output 0 ('y'): sequence element 0: element 0 differs"),
             std::string::npos)
       << output;
   EXPECT_NE(output.find("1 passed, 1 failed"), std::string::npos) << output;
-  EXPECT_EQ(WEXITSTATUS(status), 1);
+  EXPECT_EQ(status, 1);
   const std::string missing =
       std::string(TSEQ_ONNX_TEST_EXE) + " --skip-missing " + (root / "nope").string() + " >/dev/null";
   EXPECT_EQ(WEXITSTATUS(std::system(missing.c_str())), 77);

@@ -14,6 +14,7 @@
 
 #include "onnx/hostile_models.hpp"
 #include "support/alloc_hook.hpp"
+#include "support/error_of.hpp"
 #include "tseq/onnx/executor.hpp"
 #include "tseq/onnx/proto.hpp"
 
@@ -23,18 +24,6 @@ using namespace tseq;
 using namespace tseq::onnx;
 using namespace tseq_test;
 namespace hostile = tseq_test::hostile;
-
-template <class E = Error, class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("(another exception) ") + e.what();
-  }
-  return "(no exception)";
-}
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
@@ -363,18 +352,13 @@ TEST(Untrusted, TheConformanceRunnerBoundsCasesAndSurvivesLinkLoops) {
   std::ofstream(dir / "test_data_set_0" / "input_0.pb", std::ios::binary) << x.SerializeAsString();
   std::ofstream(dir / "test_data_set_0" / "output_0.pb", std::ios::binary) << x.SerializeAsString();
   fs::create_symlink(root / "cases", root / "cases" / "loop");  // cases/loop -> cases
-  const std::string cmd = std::string(TSEQ_ONNX_TEST_EXE) + " --max-loop-iterations 1000000000000 --time-limit 1 " +
-                          (root / "cases").string() + " 2>&1";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  ASSERT_NE(p, nullptr);
-  std::string output;
-  char buf[512];
-  while (std::fgets(buf, sizeof buf, p) != nullptr) output += buf;
-  const int status = ::pclose(p);
+  const auto [output, status] =
+      run_command(std::string(TSEQ_ONNX_TEST_EXE) + " --max-loop-iterations 1000000000000 --time-limit 1 " +
+                  (root / "cases").string() + " 2>&1");
   EXPECT_TRUE(contains(output, "FAIL cases/endless: ")) << output;
   EXPECT_TRUE(contains(output, "the run took longer than its time limit of 1000 ms")) << output;
   EXPECT_TRUE(contains(output, "0 passed, 1 failed")) << output;  // the link loop adds no case
-  EXPECT_EQ(WEXITSTATUS(status), 1);
+  EXPECT_EQ(status, 1);
   fs::remove_all(root);
 }
 
