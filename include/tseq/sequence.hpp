@@ -17,7 +17,8 @@ namespace tseq {
 /// A sequence of tensors that all have the element type elem_type() (kept also when empty);
 /// shapes may differ. A value type: copying it is one atomic increment, and every update
 /// returns a new sequence sharing all untouched structure with the old one. Tensors are
-/// never copied, only their handles.
+/// never copied, only their handles, so they may be adopted runtime memory on any device, and
+/// one sequence may mix devices (docs/embedding.md).
 class TensorSequence {
  public:
   using container_type = rrb_vector<Tensor>;
