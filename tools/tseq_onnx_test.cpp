@@ -20,9 +20,9 @@
 //   --no-limits                 none of these
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <set>
@@ -57,8 +57,8 @@ std::vector<fs::path> subdirectories(const fs::path& dir, std::string& error) {
 }
 
 // Cases under dir; folders that cannot be read go to `unreadable` with the reason.
-void collect(const fs::path& dir, std::vector<fs::path>& cases, std::vector<std::pair<fs::path, std::string>>& unreadable,
-             std::set<fs::path>& seen) {
+void collect(const fs::path& dir, std::vector<fs::path>& cases,
+             std::vector<std::pair<fs::path, std::string>>& unreadable, std::set<fs::path>& seen) {
   std::error_code ec;
   const fs::path real = fs::canonical(dir, ec);
   if (ec) {
@@ -138,8 +138,10 @@ int main(int argc, char** argv) {
   limits.max_run_bytes = std::int64_t{2} << 30;
   limits.max_sequence_length = 1'000'000;
   const std::vector<std::pair<std::string, std::int64_t*>> numeric = {
-      {"--max-loop-iterations", &limits.max_loop_iterations}, {"--max-tensor-elements", &limits.max_tensor_elements},
-      {"--max-tensor-bytes", &limits.max_tensor_bytes},       {"--max-run-bytes", &limits.max_run_bytes},
+      {"--max-loop-iterations", &limits.max_loop_iterations},
+      {"--max-tensor-elements", &limits.max_tensor_elements},
+      {"--max-tensor-bytes", &limits.max_tensor_bytes},
+      {"--max-run-bytes", &limits.max_run_bytes},
       {"--max-sequence-length", &limits.max_sequence_length}};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];

@@ -43,8 +43,8 @@ struct OpInfo {
   std::string_view name;
   Kernel kernel;
   int min_inputs;
-  int max_inputs;                                 // -1: any number
-  std::vector<int> optional_inputs;               // positions below min_inputs that may be ""
+  int max_inputs;                    // -1: any number
+  std::vector<int> optional_inputs;  // positions below min_inputs that may be ""
   std::vector<std::string_view> required_attributes;
   std::vector<std::string_view> required_graphs;  // graph attributes (If, Loop, SequenceMap)
 };
@@ -67,8 +67,8 @@ struct Node {
   std::vector<std::string> inputs;
   std::vector<std::string> outputs;
   std::map<std::string, std::shared_ptr<Graph>> subgraphs;  // by attribute name
-  std::vector<bool> move_input;  // input j may be moved: this node is that value's last use
-  std::vector<int> in_slots;     // slot of input j; -1: absent ("") or from an enclosing graph
+  std::vector<bool> move_input;                             // input j may be moved: this node is that value's last use
+  std::vector<int> in_slots;  // slot of input j; -1: absent ("") or from an enclosing graph
   std::vector<int> out_slots;
 };
 
@@ -77,9 +77,9 @@ struct Graph {
   std::string name;
   std::vector<ValueInfo> inputs;
   std::vector<ValueInfo> outputs;
-  std::vector<bool> input_typed;   // declared (or, for subgraphs, given by the calling node)
-  std::vector<bool> output_typed;  // declared or inferred: all true once the model is loaded
-  std::vector<Node> nodes;         // in execution order
+  std::vector<bool> input_typed;     // declared (or, for subgraphs, given by the calling node)
+  std::vector<bool> output_typed;    // declared or inferred: all true once the model is loaded
+  std::vector<Node> nodes;           // in execution order
   std::set<std::string> free_names;  // taken from enclosing graphs
   // Every value defined here (inputs, initializers, node outputs) lives in a slot of the run's
   // scope: no map look-up or allocation per value at run time.

@@ -411,9 +411,9 @@ Values split_to_sequence(const Node& n, Inputs& in, const Scope&, Context& cx) {
     const std::int64_t payload =
         tseq::detail::checked_mul(static_cast<std::int64_t>(x.size()), static_cast<std::int64_t>(dtype_size(x.dtype())),
                                   "SplitToSequence", "the pieces' bytes");
-    cx.check_run_bytes(tseq::detail::checked_add(tseq::detail::checked_mul(pieces, kTensorOverhead, "SplitToSequence",
-                                                                           "the pieces' bytes"),
-                                                 payload, "SplitToSequence", "the pieces' bytes"),
+    cx.check_run_bytes(tseq::detail::checked_add(
+                           tseq::detail::checked_mul(pieces, kTensorOverhead, "SplitToSequence", "the pieces' bytes"),
+                           payload, "SplitToSequence", "the pieces' bytes"),
                        "SplitToSequence");
   }
   return one(ops::split_to_sequence(x, split, axis, keepdims, cx.resource));

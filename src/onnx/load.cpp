@@ -31,22 +31,24 @@ void check_node(const Node& n, const ::onnx::NodeProto& np, const std::string& c
   const std::string at = ctx + ": " + n.label + ": ";
   const int given = given_inputs(np, op.min_inputs);
   if (given < op.min_inputs || (op.max_inputs >= 0 && given > op.max_inputs)) {
-    const std::string range = op.max_inputs < 0                ? "at least " + std::to_string(op.min_inputs)
-                              : op.min_inputs == op.max_inputs ? std::to_string(op.min_inputs)
-                                                               : std::to_string(op.min_inputs) + " to " +
-                                                                     std::to_string(op.max_inputs);
+    const std::string range = op.max_inputs < 0 ? "at least " + std::to_string(op.min_inputs)
+                              : op.min_inputs == op.max_inputs
+                                  ? std::to_string(op.min_inputs)
+                                  : std::to_string(op.min_inputs) + " to " + std::to_string(op.max_inputs);
     throw Error(at + "takes " + range + " inputs at opset " + std::to_string(n.opset) + ", the node gives " +
                 std::to_string(given));
   }
   for (int j = 0; j < op.min_inputs; ++j) {
-    const bool may_be_empty = std::find(op.optional_inputs.begin(), op.optional_inputs.end(), j) != op.optional_inputs.end();
+    const bool may_be_empty =
+        std::find(op.optional_inputs.begin(), op.optional_inputs.end(), j) != op.optional_inputs.end();
     if (!may_be_empty && np.input(j).empty()) throw Error(at + "input " + std::to_string(j) + " is required");
   }
   for (std::string_view a : op.required_attributes) {
     if (attribute(n, a) == nullptr) throw Error(at + "attribute '" + std::string(a) + "' is required");
   }
   for (std::string_view g : op.required_graphs) {
-    if (n.subgraphs.count(std::string(g)) == 0) throw Error(at + "graph attribute '" + std::string(g) + "' is required");
+    if (n.subgraphs.count(std::string(g)) == 0)
+      throw Error(at + "graph attribute '" + std::string(g) + "' is required");
   }
   if (np.output_size() == 0 || np.output(0).empty()) throw Error(at + "the node has no output");
   if (n.op == "Constant") {
@@ -56,13 +58,15 @@ void check_node(const Node& n, const ::onnx::NodeProto& np, const std::string& c
       if (a.name().rfind("value", 0) == 0) ++values;
     }
     if (values != 1) {
-      throw Error(at + "needs exactly one value attribute (value, value_float(s), value_int(s), value_string(s)), got " +
+      throw Error(at +
+                  "needs exactly one value attribute (value, value_float(s), value_int(s), value_string(s)), got " +
                   std::to_string(values));
     }
   }
   if (n.op == "SequenceEmpty") {
-    (void)data_type_from_code(static_cast<std::int32_t>(std::clamp<std::int64_t>(int_attribute(n, "dtype", 1), -1, 100)),
-                              at + "SequenceEmpty dtype");
+    (void)data_type_from_code(
+        static_cast<std::int32_t>(std::clamp<std::int64_t>(int_attribute(n, "dtype", 1), -1, 100)),
+        at + "SequenceEmpty dtype");
   }
   auto body_arity = [&](const char* graph, std::size_t inputs, std::size_t outputs, const char* why) {
     const Graph& b = *n.subgraphs.at(graph);
@@ -118,8 +122,9 @@ std::shared_ptr<Graph> compile(const ::onnx::GraphProto& gp, const Loader& L, co
     if (typed) {
       info.type = from_proto(vi.type(), ctx + ": input '" + vi.name() + "'");
       if (info.has_default) {
-        const auto& init = std::find_if(initializers.begin(), initializers.end(),
-                                        [&](const auto& p) { return p.first == vi.name(); })->second;
+        const auto& init = std::find_if(initializers.begin(), initializers.end(), [&](const auto& p) {
+                             return p.first == vi.name();
+                           })->second;
         if (!(ValueType::tensor(init.tensor().dtype()) == info.type)) {
           throw TypeError(ctx + ": input '" + vi.name() + "' is declared " + to_string(info.type) +
                           " but its initializer is " + to_string(ValueType::tensor(init.tensor().dtype())));
@@ -185,7 +190,8 @@ std::shared_ptr<Graph> compile(const ::onnx::GraphProto& gp, const Loader& L, co
     for (const auto& in : pending[k].inputs) {
       if (!in.empty()) reads[k].push_back(in);
     }
-    for (const auto& [_, sg] : pending[k].subgraphs) reads[k].insert(reads[k].end(), sg->free_names.begin(), sg->free_names.end());
+    for (const auto& [_, sg] : pending[k].subgraphs)
+      reads[k].insert(reads[k].end(), sg->free_names.begin(), sg->free_names.end());
     for (const auto& r : reads[k]) {
       if (!defined_here(r)) g->free_names.insert(r);
     }
@@ -350,7 +356,9 @@ std::vector<MaybeType> output_types(Node& n, const std::vector<MaybeType>& in, c
       r[0] = ValueType::optional(e.kind, e.elem_type);
     }
   } else if (op == "OptionalGetElement") {
-    if (auto t = input(0)) r[0] = t->kind == ValueType::Kind::Optional ? ValueType{t->optional_of, t->elem_type, ValueType::Kind::Tensor} : *t;
+    if (auto t = input(0))
+      r[0] =
+          t->kind == ValueType::Kind::Optional ? ValueType{t->optional_of, t->elem_type, ValueType::Kind::Tensor} : *t;
   } else if (op == "If") {
     infer(*n.subgraphs.at("then_branch"), {}, &scope, sub_ctx + " attribute 'then_branch'");
     infer(*n.subgraphs.at("else_branch"), {}, &scope, sub_ctx + " attribute 'else_branch'");

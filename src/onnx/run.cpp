@@ -65,8 +65,8 @@ void Context::check_stop(std::string_view where, std::int64_t index) const {
   const bool cancelled = options.cancel != nullptr && options.cancel->load(std::memory_order_relaxed);
   const bool late = !cancelled && options.time_limit.count() > 0 && std::chrono::steady_clock::now() > deadline;
   if (!cancelled && !late) return;
-  const std::string at = where.empty() ? std::string()
-                                       : std::string(where) + (index >= 0 ? " " + std::to_string(index) : "") + ": ";
+  const std::string at =
+      where.empty() ? std::string() : std::string(where) + (index >= 0 ? " " + std::to_string(index) : "") + ": ";
   if (cancelled) {
     throw RunStopped(at + "the run was cancelled (SessionOptions::cancel)");
   } else {
@@ -270,12 +270,9 @@ std::vector<Value> Session::run(std::vector<std::pair<std::string, Value>> feeds
     const auto deadline = options_.time_limit.count() <= 0 || options_.time_limit > decltype(now)::max() - now
                               ? decltype(now)::max()
                               : now + options_.time_limit;
-    detail::Context cx{stats_,
-                       options_,
-                       budget != nullptr ? static_cast<std::pmr::memory_resource*>(budget) : upstream,
-                       deadline,
-                       budget,
-                       options_.cancel != nullptr || options_.time_limit.count() > 0};
+    detail::Context cx{
+        stats_,   options_, budget != nullptr ? static_cast<std::pmr::memory_resource*>(budget) : upstream,
+        deadline, budget,   options_.cancel != nullptr || options_.time_limit.count() > 0};
     detail::Values out = detail::run_graph(g, scope, cx);
     return std::vector<Value>(std::make_move_iterator(out.begin()), std::make_move_iterator(out.end()));
   } catch (...) {

@@ -11,8 +11,7 @@
 namespace tseq::detail {
 
 // ShapeError "op: what overflows int64 (a sym b)".
-[[noreturn]] void throw_overflow(std::string_view op, std::string_view what, std::int64_t a, char sym,
-                                 std::int64_t b);
+[[noreturn]] void throw_overflow(std::string_view op, std::string_view what, std::int64_t a, char sym, std::int64_t b);
 
 [[nodiscard]] inline std::int64_t checked_add(std::int64_t a, std::int64_t b, std::string_view op,
                                               std::string_view what) {
