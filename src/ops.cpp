@@ -51,15 +51,6 @@ std::size_t erase_index(const TensorSequence& s, const std::optional<Tensor>& po
   return resolve("SequenceErase", p, s.size(), false, defaulted);
 }
 
-// Checks that a result shape's element count fits int64, naming the operator.
-void check_result_shape(const char* op, const Shape& s) {
-  try {
-    (void)s.num_elements();
-  } catch (const ShapeError& e) {
-    throw ShapeError(std::string(op) + ": the result's " + e.what());
-  }
-}
-
 // Normalises axis against [-count, count - 1].
 std::size_t resolve_axis(const char* op, std::int64_t axis, std::size_t count, const std::string& about) {
   const auto c = static_cast<std::int64_t>(count);
@@ -292,7 +283,7 @@ Tensor concat_from_sequence(const TensorSequence& s, std::int64_t axis, std::int
     ++i;
   }
   const Shape result = stack ? first.inserted(a, total) : first.with(a, total);
-  check_result_shape(op, result);
+  (void)detail::num_elements(result, std::string(op) + ": the result's ");
   TensorBuffer out(s.elem_type(), result, resource);
   if (out.size() == 0) return std::move(out).freeze();  // nothing to copy
   const Index outer = detail::checked_product(first.dims().subspan(0, a), op, "the result's size");

@@ -225,13 +225,7 @@ std::size_t check_adopt(DataType t, const Shape& s, const void* data, Device dev
     throw Error(std::string(what) + ": device " + to_string(device) +
                 " is not a valid device (DLPack device type codes 1-4 and 7-16, id >= 0)");
   }
-  std::int64_t count = 0;
-  try {
-    count = s.num_elements();
-  } catch (const ShapeError& e) {
-    throw ShapeError(std::string(what) + ": " + e.what());
-  }
-  const auto n = static_cast<std::size_t>(count);
+  const auto n = static_cast<std::size_t>(num_elements(s, std::string(what) + ": "));
   if (n > std::numeric_limits<std::size_t>::max() / elem) {
     throw ShapeError(std::string(what) + ": shape " + to_string(s) + " has more bytes than fit in memory");
   }
@@ -247,6 +241,14 @@ std::size_t check_adopt(DataType t, const Shape& s, const void* data, Device dev
     throw Error(os.str());
   }
   return n;
+}
+
+std::int64_t num_elements(const Shape& s, std::string_view prefix) {
+  try {
+    return s.num_elements();
+  } catch (const ShapeError& e) {
+    throw ShapeError(std::string(prefix) + e.what());
+  }
 }
 
 void throw_wrong_type(std::string_view what, DataType requested, DataType actual) {

@@ -293,6 +293,9 @@ struct CallbackOwner {
 // ShapeError (bad shape), Error (null data with elements, misaligned host data, bad device).
 std::size_t check_adopt(DataType t, const Shape& s, const void* data, Device device, std::string_view what);
 
+// s.num_elements(), its ShapeError prefixed with `prefix` ("SplitToSequence: the result's ").
+std::int64_t num_elements(const Shape& s, std::string_view prefix);
+
 [[noreturn]] void throw_wrong_type(std::string_view what, DataType requested, DataType actual);
 [[noreturn]] void throw_count_mismatch(std::size_t given, const Shape& shape, std::size_t holds);
 // DeviceError "op: what is on D; tseq reads only host memory" (no "op: " when op is empty).

@@ -93,10 +93,9 @@ struct Graph {
 struct Context {
   RunStats& stats;
   const SessionOptions& options;
-  std::pmr::memory_resource* resource;  // every tensor a kernel creates comes from here
+  std::pmr::memory_resource* resource;  // every tensor a kernel creates; the run budget (run.cpp) with max_run_bytes
   std::chrono::steady_clock::time_point deadline;
-  std::pmr::memory_resource* budget;  // the accounting layer over resource (run.cpp), or null
-  bool stoppable;                     // a cancel flag or a time limit is set
+  bool stoppable;  // a cancel flag or a time limit is set
 
   // Throws RunStopped if the caller cancelled the run or its time is up; checked between
   // nodes and loop iterations. `where` starts the message (the node label is added by the
@@ -153,6 +152,8 @@ void check_host(const Tensor& t, const std::string& what);
 bool bool_scalar(const Tensor& t, const char* what);
 std::vector<std::int64_t> int_list(const Tensor& t, const char* what);
 Values one(Value v);
+// SequenceEmpty's dtype attribute (default float); TypeError naming the value if not 1..15.
+DataType sequence_empty_dtype(const Node& n);
 
 // ---- control_flow.cpp ----
 Values run_if(const Node& n, Inputs& in, const Scope& scope, Context& cx);

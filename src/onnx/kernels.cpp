@@ -84,6 +84,15 @@ std::vector<std::int64_t> int_list(const Tensor& t, const char* what) {
   return r;
 }
 
+DataType sequence_empty_dtype(const Node& n) {
+  const std::int64_t d = int_attribute(n, "dtype", 1);
+  if (d < 1 || d > 15) {
+    throw TypeError("SequenceEmpty: dtype " + std::to_string(d) +
+                    " is not a sequence element type (valid: 1..15, the TensorProto.DataType codes)");
+  }
+  return static_cast<DataType>(d);
+}
+
 Values one(Value v) {
   Values r;
   r.push_back(std::move(v));
@@ -170,8 +179,6 @@ T add_values(T a, T b) {
   if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
     using U = std::make_unsigned_t<T>;
     return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
-  } else if constexpr (std::is_integral_v<T>) {
-    return static_cast<T>(a + b);
   } else {
     return static_cast<T>(a + b);
   }
@@ -352,8 +359,7 @@ Values constant(const Node& n, Inputs&, const Scope&, Context& cx) {
 Values identity(const Node&, Inputs& in, const Scope&, Context&) { return one(std::move(required(in, 0))); }
 
 Values sequence_empty(const Node& n, Inputs&, const Scope&, Context&) {
-  return one(ops::sequence_empty(
-      data_type_from_code(static_cast<std::int32_t>(int_attribute(n, "dtype", 1)), "SequenceEmpty")));
+  return one(ops::sequence_empty(sequence_empty_dtype(n)));
 }
 
 Values sequence_construct(const Node&, Inputs& in, const Scope&, Context& cx) {

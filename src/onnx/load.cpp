@@ -64,9 +64,11 @@ void check_node(const Node& n, const ::onnx::NodeProto& np, const std::string& c
     }
   }
   if (n.op == "SequenceEmpty") {
-    (void)data_type_from_code(
-        static_cast<std::int32_t>(std::clamp<std::int64_t>(int_attribute(n, "dtype", 1), -1, 100)),
-        at + "SequenceEmpty dtype");
+    try {
+      (void)sequence_empty_dtype(n);
+    } catch (const TypeError& e) {
+      throw TypeError(at + e.what());
+    }
   }
   auto body_arity = [&](const char* graph, std::size_t inputs, std::size_t outputs, const char* why) {
     const Graph& b = *n.subgraphs.at(graph);
@@ -184,8 +186,8 @@ std::shared_ptr<Graph> compile(const ::onnx::GraphProto& gp, const Loader& L, co
       if (!o.empty()) made_by.emplace(o, k);
     }
   }
-  auto defined_here = [&](const std::string& name) { return producer.count(name) > 0 || with_init.count(name) > 0; };
-  std::vector<std::vector<std::string>> reads(pending.size());  // every name node k needs
+  auto defined_here = [&](const std::string& name) { return producer.count(name) > 0; };  // initializers too
+  std::vector<std::vector<std::string>> reads(pending.size());                            // every name node k needs
   for (std::size_t k = 0; k < pending.size(); ++k) {
     for (const auto& in : pending[k].inputs) {
       if (!in.empty()) reads[k].push_back(in);
@@ -335,7 +337,7 @@ std::vector<MaybeType> output_types(Node& n, const std::vector<MaybeType>& in, c
   } else if (op == "Shape" || op == "SequenceLength") {
     r[0] = ValueType::tensor(DataType::Int64);
   } else if (op == "SequenceEmpty") {
-    r[0] = ValueType::sequence(static_cast<DataType>(int_attribute(n, "dtype", 1)));
+    r[0] = ValueType::sequence(sequence_empty_dtype(n));  // checked by check_node
   } else if (op == "SequenceConstruct" || op == "SplitToSequence") {
     if (auto t = input(0); t && t->kind == ValueType::Kind::Tensor) r[0] = ValueType::sequence(t->elem_type);
   } else if (op == "SequenceAt" || op == "ConcatFromSequence") {
@@ -351,7 +353,7 @@ std::vector<MaybeType> output_types(Node& n, const std::vector<MaybeType>& in, c
   } else if (op == "Optional") {
     if (auto t = input(0); t && t->kind != ValueType::Kind::Optional) {
       r[0] = ValueType::optional(t->kind, t->elem_type);
-    } else if (const auto* a = attribute(n, "type"); a != nullptr && !(n.inputs.size() > 0 && !n.inputs[0].empty())) {
+    } else if (const auto* a = attribute(n, "type"); a != nullptr && (n.inputs.empty() || n.inputs[0].empty())) {
       const ValueType e = from_proto(a->tp(), sub_ctx + " attribute 'type'");
       r[0] = ValueType::optional(e.kind, e.elem_type);
     }

@@ -13,8 +13,6 @@ namespace detail {
 
 namespace {
 
-std::string limit_text(std::int64_t v) { return std::to_string(v); }
-
 // Counts the bytes of the run's tensors that are alive and refuses an allocation that would
 // pass max_run_bytes, before asking the upstream resource. Tensors may outlive the run (its
 // outputs) and the Session: the budget deletes itself when the Session has let go and the
@@ -23,9 +21,6 @@ class RunBudget final : public std::pmr::memory_resource {
  public:
   RunBudget(std::pmr::memory_resource* upstream, std::int64_t limit) : upstream_(upstream), limit_(limit) {}
 
-  static RunBudget* create(std::pmr::memory_resource* upstream, std::int64_t limit) {
-    return new RunBudget(upstream, limit);
-  }
   // The creator's reference.
   void release() noexcept {
     if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
@@ -39,7 +34,7 @@ class RunBudget final : public std::pmr::memory_resource {
     const std::int64_t now = held_.load(std::memory_order_relaxed);
     if (b > limit_ - now) {
       throw Error("the run's tensors would take " + std::to_string(now) + " + " + std::to_string(b) +
-                  " bytes, over the session's max_run_bytes of " + limit_text(limit_));
+                  " bytes, over the session's max_run_bytes of " + std::to_string(limit_));
     }
     void* p = upstream_->allocate(bytes, align);
     held_.fetch_add(b, std::memory_order_relaxed);
@@ -79,40 +74,34 @@ void Context::check_stop(std::string_view where, std::int64_t index) const {
 void Context::check_tensor(std::int64_t elements, DataType dtype, std::string_view op) const {
   if (elements > options.max_tensor_elements) {
     throw Error(std::string(op) + ": the result would hold " + std::to_string(elements) +
-                " elements, over the session's limit of " + limit_text(options.max_tensor_elements));
+                " elements, over the session's limit of " + std::to_string(options.max_tensor_elements));
   }
   const std::int64_t bytes =
       tseq::detail::checked_mul(elements, static_cast<std::int64_t>(dtype_size(dtype)), op, "the result's bytes");
   if (bytes > options.max_tensor_bytes) {
     throw Error(std::string(op) + ": the result would take " + std::to_string(bytes) +
-                " bytes, over the session's max_tensor_bytes of " + limit_text(options.max_tensor_bytes));
+                " bytes, over the session's max_tensor_bytes of " + std::to_string(options.max_tensor_bytes));
   }
 }
 
 void Context::check_tensor(const Shape& shape, DataType dtype, std::string_view op) const {
-  std::int64_t n = 0;
-  try {
-    n = shape.num_elements();
-  } catch (const ShapeError& e) {
-    throw ShapeError(std::string(op) + ": the result's " + e.what());
-  }
-  check_tensor(n, dtype, op);
+  check_tensor(tseq::detail::num_elements(shape, std::string(op) + ": the result's "), dtype, op);
 }
 
 void Context::check_sequence(std::int64_t length, std::string_view op) const {
   if (length > options.max_sequence_length) {
     throw Error(std::string(op) + ": the result would hold " + std::to_string(length) +
-                " tensors, over the session's max_sequence_length of " + limit_text(options.max_sequence_length));
+                " tensors, over the session's max_sequence_length of " + std::to_string(options.max_sequence_length));
   }
 }
 
 void Context::check_run_bytes(std::int64_t bytes, std::string_view op) const {
-  const auto* b = dynamic_cast<const RunBudget*>(budget);
+  const auto* b = dynamic_cast<const RunBudget*>(resource);  // set only with max_run_bytes
   if (b == nullptr) return;
   if (bytes > b->limit() - b->held()) {
     throw Error(std::string(op) + ": the result would take about " + std::to_string(bytes) + " bytes; with " +
                 std::to_string(b->held()) + " held that is over the session's max_run_bytes of " +
-                limit_text(b->limit()));
+                std::to_string(b->limit()));
   }
 }
 
@@ -264,15 +253,14 @@ std::vector<Value> Session::run(std::vector<std::pair<std::string, Value>> feeds
     std::pmr::memory_resource* upstream =
         options_.memory_resource != nullptr ? options_.memory_resource : default_memory_resource();
     if (options_.max_run_bytes != std::numeric_limits<std::int64_t>::max()) {
-      budget = detail::RunBudget::create(upstream, options_.max_run_bytes);
+      budget = new detail::RunBudget(upstream, options_.max_run_bytes);
     }
     const auto now = std::chrono::steady_clock::now();
     const auto deadline = options_.time_limit.count() <= 0 || options_.time_limit > decltype(now)::max() - now
                               ? decltype(now)::max()
                               : now + options_.time_limit;
-    detail::Context cx{
-        stats_,   options_, budget != nullptr ? static_cast<std::pmr::memory_resource*>(budget) : upstream,
-        deadline, budget,   options_.cancel != nullptr || options_.time_limit.count() > 0};
+    detail::Context cx{stats_, options_, budget != nullptr ? static_cast<std::pmr::memory_resource*>(budget) : upstream,
+                       deadline, options_.cancel != nullptr || options_.time_limit.count() > 0};
     detail::Values out = detail::run_graph(g, scope, cx);
     return std::vector<Value>(std::make_move_iterator(out.begin()), std::make_move_iterator(out.end()));
   } catch (...) {

@@ -188,6 +188,14 @@ TEST(Untrusted, LoadChecksWhatEveryNodeNeeds) {
   EXPECT_EQ(load(make_model(one_node("SequenceInsert", {"s", "t"}, "y"), 10)),
             "m.onnx graph 'g': node 0 'n' (SequenceInsert): operator SequenceInsert is not available at the model's "
             "opset 10");
+  // A SequenceEmpty dtype past int32 (once truncated to 1, float, at run time).
+  ::onnx::GraphProto empty;
+  empty.set_name("g");
+  add_int_attribute(add_node(empty, "SequenceEmpty", {}, {"y"}, "n"), "dtype", (std::int64_t{1} << 32) + 1);
+  add_output(empty, "y", DataType::Float, true);
+  EXPECT_EQ(load(make_model(empty)),
+            "m.onnx graph 'g': node 0 'n' (SequenceEmpty): SequenceEmpty: dtype 4294967297 is not a sequence element "
+            "type (valid: 1..15, the TensorProto.DataType codes)");
   // Two producers of one name.
   ::onnx::GraphProto twice = one_node("Identity", {"t"}, "y");
   add_node(twice, "Identity", {"t"}, {"y"}, "again");
