@@ -68,7 +68,7 @@ const Fixture& fixture(std::size_t n, std::int64_t payload) {
       b.push_back(f.pool[i % p]);
       f.vec.push_back(f.pool[i % p]);
     }
-    f.seq = SequenceAccess::make(DataType::Float, std::move(b).persistent());
+    f.seq = TensorSequence(DataType::Float, std::move(b).persistent());
   }
   return f;
 }
@@ -118,7 +118,7 @@ void erase_or_insert(benchmark::State& state, const std::string& op, const std::
     // The sequence is owned alone and moved into each op; a second in-place op (push_back or
     // pop_back, amortised O(1)) keeps its length at n. Reported per pair.
     TensorSequence w =
-        SequenceAccess::make(DataType::Float, TensorSequence::container_type(f.vec.begin(), f.vec.end()));
+        TensorSequence(DataType::Float, TensorSequence::container_type(f.vec.begin(), f.vec.end()));
     run(state, [&](std::size_t i) {
       const auto p = static_cast<std::int64_t>(pos(n, i));
       if (erase) {
@@ -298,7 +298,7 @@ void memory(benchmark::State& state, std::size_t n) {
   for (auto _ : state) {
     tseq_test::count_allocations build;
     TensorSequence s =
-        SequenceAccess::make(DataType::Float, TensorSequence::container_type(f.vec.begin(), f.vec.end()));
+        TensorSequence(DataType::Float, TensorSequence::container_type(f.vec.begin(), f.vec.end()));
     const double node_bytes = static_cast<double>(build.delta().bytes);
     std::mt19937_64 rng(9);
     std::vector<TensorSequence> versions;

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "tseq/eigen.hpp"
 #include "tseq/ops.hpp"
 
 int main() {
@@ -22,14 +23,14 @@ int main() {
   const Tensor middle = ops::sequence_at(inserted, Tensor::scalar<std::int64_t>(1));        // m0, shared
 
   // Eigen views of the payload: no copy.
-  const auto flat = middle.array<float>();   // Eigen::Map of a flat array
-  const auto m = middle.tensor<float, 2>();  // Eigen::TensorMap, row-major
+  const auto flat = tseq::eigen_array<float>(middle);   // Eigen::Map of a flat array
+  const auto m = tseq::eigen_tensor<float, 2>(middle);  // Eigen::TensorMap, row-major
   std::printf("sum of m0 = %g, m0(1, 2) = %g\n", static_cast<double>(flat.sum()), static_cast<double>(m(1, 2)));
-  Eigen::Tensor<float, 0, Eigen::RowMajor> total = inserted[2].tensor<float, 2>().sum();
+  Eigen::Tensor<float, 0, Eigen::RowMajor> total = tseq::eigen_tensor<float, 2>(inserted[2]).sum();
   std::printf("sum of m2 = %g\n", static_cast<double>(total()));
   std::printf("payload shared with the input: %s; input still has %zu tensors\n",
-              middle.shares_storage_with(mats[0]) ? "yes" : "no", seq.size());
+              middle.identical_to(mats[0]) ? "yes" : "no", seq.size());
   const bool ok = flat.sum() == 15.f && m(1, 2) == 5.f && total() == 20.f * 6 + 15.f && seq.size() == 3 &&
-                  inserted.size() == 3 && middle.shares_storage_with(mats[0]);
+                  inserted.size() == 3 && middle.identical_to(mats[0]);
   return ok ? 0 : 1;
 }

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "onnx/hostile_models.hpp"
+#include "tseq/eigen.hpp"
 #include "onnx/model_builder.hpp"
 
 using namespace tseq;
@@ -88,7 +89,7 @@ int main(int argc, char** argv) {
     write(dir, "model_control_flow", 0, 0, make_model(g).SerializeAsString());
   }
   for (int i = 0; i < 15; ++i) {  // one TensorProto per element type
-    const DataType t = all_data_types[i];
+    const DataType t = all_dtypes[i];
     const Tensor x = visit_dtype(t, [&](auto tag) {
       using T = typename decltype(tag)::type;
       return TensorBuffer(t, Shape{2, 2}).freeze().values<T>().size() ? TensorBuffer(t, Shape{2, 2}).freeze()

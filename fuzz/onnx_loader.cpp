@@ -21,9 +21,9 @@ using namespace tseq::onnx;
 Value default_value(const ValueType& t) {
   switch (t.kind) {
     case ValueType::Kind::Tensor:
-      return TensorBuffer(t.elem_type, Shape{2}).freeze();
+      return TensorBuffer(t.dtype, Shape{2}).freeze();
     case ValueType::Kind::Sequence:
-      return TensorSequence(t.elem_type);
+      return TensorSequence(t.dtype);
     case ValueType::Kind::Optional:
       return OptionalValue{nullptr, t};
   }
@@ -35,7 +35,7 @@ Value default_value(const ValueType& t) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   tseq_fuzz::Input in(data, size);
   const std::uint8_t mode = in.byte();
-  const DataType t = all_data_types[in.below(15)];
+  const DataType t = all_dtypes[in.below(15)];
   std::size_t n = 0;
   const std::uint8_t* rest = in.rest(n);
   const auto bytes = std::as_bytes(std::span<const std::uint8_t>(rest, n));

@@ -1,7 +1,13 @@
 // Fuzz target: TensorSequence and tseq::ops with arbitrary positions, element types, shapes,
 // splits and axes. Every error must be a tseq::Error (anything else escapes and is reported);
-// SequenceInsert/Erase/At results are checked against a std::vector model of the handles, and
-// no operator may change its input. Some tensors are adopted, some of those "on a GPU".
+// SequenceInsert/Erase/At results are checked against a std::vector model of the handles.
+// SequenceInsert/Erase take their sequence in one of three ways: by const& (the persistent
+// path: the input must not change), by rvalue from the fuzzer's own sequence (the in-place
+// path: the result is checked against the model, never the moved-from value; while no other
+// version shares it, the touched leaf must be edited where it is, not copied), or by rvalue
+// from a copy (the && path on shared nodes: the original must not change). A snapshot of an
+// older version, taken and dropped by the input, must never change either. Argument errors
+// must leave every input unchanged. Some tensors are adopted, some of those "on a GPU".
 
 #include <cstdint>
 #include <cstdlib>
@@ -12,6 +18,7 @@
 #include <vector>
 
 #include "fuzz_input.hpp"
+#include "tseq/eigen.hpp"
 #include "tseq/ops.hpp"
 
 namespace {
@@ -85,27 +92,97 @@ Tensor position_tensor(tseq_fuzz::Input& in, std::int64_t p, bool& valid) {
 bool same(const TensorSequence& s, const std::vector<Tensor>& m) {
   if (s.size() != m.size()) return false;
   for (std::size_t i = 0; i < m.size(); ++i) {
-    if (!s[i].shares_storage_with(m[i])) return false;
+    if (!s[i].identical_to(m[i])) return false;
   }
   return true;
+}
+
+// How SequenceInsert/Erase get their sequence.
+enum class Held { const_ref, moved, moved_copy };
+
+Held held_of(std::uint8_t op) {
+  switch (op >> 6) {
+    case 2:
+      return Held::moved;
+    case 3:
+      return Held::moved_copy;
+    default:
+      return Held::const_ref;
+  }
+}
+
+// The leaf holding position i of s (for i == size(): the last, where an append goes), where
+// an in-place update must leave it; empty when it may legitimately move: an update that
+// splits, merges or rebalances the leaf, or changes whether the vector has a tree at all.
+struct Slot {
+  const Tensor* first_element = nullptr;  // address of the leaf's first element
+  std::size_t first = 0;                  // its index
+};
+
+std::optional<Slot> stable_leaf(const TensorSequence& s, std::size_t i, bool erasing) {
+  using V = TensorSequence::container_type;
+  const std::size_t n = s.size();
+  const std::size_t after = erasing ? n - 1 : n + 1;
+  if ((n <= V::branching) != (after <= V::branching)) return std::nullopt;
+  std::vector<Slot> leaves;
+  std::vector<std::size_t> counts;
+  std::size_t at = 0;
+  s.tensors().for_each_chunk([&](const Tensor* f, const Tensor* l) {
+    leaves.push_back(Slot{f, at});
+    counts.push_back(static_cast<std::size_t>(l - f));
+    at += counts.back();
+  });
+  for (std::size_t c = 0; c < leaves.size(); ++c) {
+    const bool last = c + 1 == leaves.size();  // the tail
+    const std::size_t end = leaves[c].first + counts[c];
+    if (i < leaves[c].first || (i >= end && !(last && !erasing && i == n))) continue;
+    // Erase: at least two elements stay in the tail, more than min_fill in a tree leaf (no
+    // rebalancing). Insert: room for one more (no split, no sharing with a sibling).
+    const bool keeps = erasing ? (last ? counts[c] >= 2 : counts[c] > V::min_fill) : counts[c] < V::branching;
+    if (keeps) return leaves[c];
+    return std::nullopt;
+  }
+  return std::nullopt;
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   tseq_fuzz::Input in(data, size);
-  const DataType t = all_data_types[in.below(15)];
-  TensorSequence s(t);
+  const DataType t = all_dtypes[in.below(15)];
+  TensorSequence s(t);  // held alone, except while the snapshot shares it
   std::vector<Tensor> m;
+  std::optional<TensorSequence> snap;  // an older version, and its model
+  std::vector<Tensor> snap_m;
   for (int step = 0; step < 300 && !in.empty(); ++step) {
     const std::size_t n = m.size();
     const std::uint8_t op = in.byte();
-    const bool owned = (op & 0x80) != 0;
+    const Held held = held_of(op);
+    // The update's result from s given as `held`; the input must be unchanged unless moved.
+    auto update = [&](auto&& f, std::optional<Slot> in_place) {
+      TensorSequence r(t);
+      if (held == Held::moved) {
+        r = f(std::move(s));  // s is moved-from now: the model is what r is checked against
+      } else if (held == Held::moved_copy) {
+        TensorSequence copy = s;
+        r = f(std::move(copy));
+        if (!same(s, m)) std::abort();  // a shared sequence was changed through a copy
+      } else {
+        r = f(std::as_const(s));
+        if (!same(s, m)) std::abort();  // the persistent path changed its input
+      }
+      return std::pair(std::move(r), in_place);
+    };
+    // After an in-place update of a sequence held alone, the touched leaf is where it was.
+    auto check_in_place = [&](const TensorSequence& r, const std::optional<Slot>& slot) {
+      if (slot && &r[slot->first] != slot->first_element) std::abort();  // copied, not edited in place
+    };
+    const bool alone = held == Held::moved && !snap;
     try {
-      switch (op % 9) {
+      switch ((op & 0x3F) % 10) {
         case 0: {  // SequenceInsert
           const bool other_type = in.byte() % 16 == 0;
-          const Tensor x = make_tensor(in, other_type ? all_data_types[in.below(15)] : t, 3);
+          const Tensor x = make_tensor(in, other_type ? all_dtypes[in.below(15)] : t, 3);
           const bool defaulted = in.byte() % 4 == 0;
           const std::int64_t p = position(in, n);
           bool valid = true;
@@ -113,10 +190,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
               defaulted ? std::nullopt : std::optional<Tensor>(position_tensor(in, p, valid));
           const std::int64_t e = pos && pos->dtype() == DataType::Int32 ? static_cast<std::int32_t>(p) : p;
           const bool in_range = defaulted || (e >= -static_cast<std::int64_t>(n) && e <= static_cast<std::int64_t>(n));
-          TensorSequence r = owned ? ops::sequence_insert(TensorSequence(s), x, pos) : ops::sequence_insert(s, x, pos);
-          if (x.dtype() != t || !valid || !in_range) std::abort();  // must have thrown
+          const bool ok = x.dtype() == t && valid && in_range;
           const std::size_t i = defaulted ? n : static_cast<std::size_t>(e < 0 ? e + static_cast<std::int64_t>(n) : e);
+          auto [r, slot] = update([&](auto&& q) { return ops::sequence_insert(std::forward<decltype(q)>(q), x, pos); },
+                                  alone && ok ? stable_leaf(s, i, false) : std::nullopt);
+          if (!ok) std::abort();  // must have thrown
           m.insert(m.begin() + static_cast<std::ptrdiff_t>(i), x);
+          check_in_place(r, slot);
           s = std::move(r);
           break;
         }
@@ -127,9 +207,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
           const std::optional<Tensor> pos =
               defaulted ? std::nullopt : std::optional<Tensor>(position_tensor(in, p, valid));
           const std::int64_t e = pos && pos->dtype() == DataType::Int32 ? static_cast<std::int32_t>(p) : p;
-          TensorSequence r = owned ? ops::sequence_erase(TensorSequence(s), pos) : ops::sequence_erase(s, pos);
-          if (!valid || e < -static_cast<std::int64_t>(n) || e >= static_cast<std::int64_t>(n)) std::abort();
-          m.erase(m.begin() + (e < 0 ? e + static_cast<std::int64_t>(n) : e));
+          const bool ok = valid && e >= -static_cast<std::int64_t>(n) && e < static_cast<std::int64_t>(n);
+          const std::size_t i = ok ? static_cast<std::size_t>(e < 0 ? e + static_cast<std::int64_t>(n) : e) : 0;
+          auto [r, slot] = update([&](auto&& q) { return ops::sequence_erase(std::forward<decltype(q)>(q), pos); },
+                                  alone && ok ? stable_leaf(s, i, true) : std::nullopt);
+          if (!ok) std::abort();
+          m.erase(m.begin() + static_cast<std::ptrdiff_t>(i));
+          check_in_place(r, slot);
           s = std::move(r);
           break;
         }
@@ -137,8 +221,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
           const std::int64_t p = position(in, n);
           const Tensor x = ops::sequence_at(s, p);
           if (p < -static_cast<std::int64_t>(n) || p >= static_cast<std::int64_t>(n)) std::abort();
-          if (!x.shares_storage_with(m[static_cast<std::size_t>(p < 0 ? p + static_cast<std::int64_t>(n) : p)]))
-            std::abort();
+          if (!x.identical_to(m[static_cast<std::size_t>(p < 0 ? p + static_cast<std::int64_t>(n) : p)])) std::abort();
           break;
         }
         case 3:
@@ -146,7 +229,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
           break;
         case 4: {  // SequenceConstruct, maybe of mixed types
           std::vector<Tensor> xs(in.below(4));
-          for (auto& x : xs) x = make_tensor(in, in.byte() % 8 == 0 ? all_data_types[in.below(15)] : t, 3);
+          for (auto& x : xs) x = make_tensor(in, in.byte() % 8 == 0 ? all_dtypes[in.below(15)] : t, 3);
           const TensorSequence c = ops::sequence_construct(xs);
           for (const Tensor& x : xs) {
             if (x.dtype() != xs[0].dtype()) std::abort();
@@ -196,16 +279,29 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         case 7:  // SequenceEmpty with any code
           (void)ops::sequence_empty(static_cast<DataType>(in.value<std::int32_t>() % 20));
           break;
-        default: {  // a new sequence from the model (shapes may differ)
+        case 8: {  // a new sequence from the model (shapes may differ), held alone, maybe longer
+          const std::size_t more = in.byte() % 2 ? in.below(200) : 0;  // past one leaf, or three
+          for (std::size_t k = 0; k < more; ++k) m.push_back(make_tensor(in, t, 1));
           s = TensorSequence(t, m);
           break;
         }
+        default:  // keep this version as the snapshot (it now shares s's nodes), or drop it
+          if (in.byte() % 2 == 0) {
+            snap = s;
+            snap_m = m;
+          } else {
+            snap.reset();
+            snap_m.clear();
+          }
+          break;
       }
     } catch (const tseq::Error&) {
-      // expected for bad arguments; the sequence must be unchanged
+      // expected for bad arguments, detected before anything is moved: s is unchanged
     }
     if (!same(s, m)) std::abort();
+    if (snap && !same(*snap, snap_m)) std::abort();  // an older version changed
   }
   s.tensors().check_invariants();
+  if (snap) snap->tensors().check_invariants();
   return 0;
 }

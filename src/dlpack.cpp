@@ -104,40 +104,25 @@ bool unchanged_export(const DLManagedTensor* m) noexcept {
 }  // namespace
 
 std::optional<DLDataType> to_dlpack_dtype(DataType t) noexcept {
-  switch (t) {
-    case DataType::Float:
-      return dl(kDLFloat, 32);
-    case DataType::Uint8:
-      return dl(kDLUInt, 8);
-    case DataType::Int8:
-      return dl(kDLInt, 8);
-    case DataType::Uint16:
-      return dl(kDLUInt, 16);
-    case DataType::Int16:
-      return dl(kDLInt, 16);
-    case DataType::Int32:
-      return dl(kDLInt, 32);
-    case DataType::Int64:
-      return dl(kDLInt, 64);
-    case DataType::Bool:
+  const detail::dtype_info* i = detail::find_dtype(t);
+  if (i == nullptr) return std::nullopt;
+  const auto bits = static_cast<std::uint8_t>(8 * i->size);
+  switch (i->kind) {
+    case DTypeKind::floating:
+      return dl(kDLFloat, bits);
+    case DTypeKind::signed_integer:
+      return dl(kDLInt, bits);
+    case DTypeKind::unsigned_integer:
+      return dl(kDLUInt, bits);
+    case DTypeKind::complex:
+      return dl(kDLComplex, bits);
+    case DTypeKind::boolean:
 #if TSEQ_DLPACK_HAS_BOOL
       return dl(kDLBool, 8);
 #else
       return std::nullopt;
 #endif
-    case DataType::Float16:
-      return dl(kDLFloat, 16);
-    case DataType::Double:
-      return dl(kDLFloat, 64);
-    case DataType::Uint32:
-      return dl(kDLUInt, 32);
-    case DataType::Uint64:
-      return dl(kDLUInt, 64);
-    case DataType::Complex64:
-      return dl(kDLComplex, 64);
-    case DataType::Complex128:
-      return dl(kDLComplex, 128);
-    case DataType::String:
+    case DTypeKind::string:
       return std::nullopt;
   }
   return std::nullopt;
@@ -145,7 +130,7 @@ std::optional<DLDataType> to_dlpack_dtype(DataType t) noexcept {
 
 DataType from_dlpack_dtype(DLDataType t) {
   if (t.lanes == 1) {
-    for (DataType d : all_data_types) {
+    for (DataType d : all_dtypes) {
       const auto x = to_dlpack_dtype(d);
       if (x && x->code == t.code && x->bits == t.bits) return d;
     }

@@ -4,6 +4,8 @@
 
 #include "tseq/detail/checked.hpp"
 
+#include <Eigen/Core>
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -13,6 +15,7 @@ namespace tseq::ops {
 namespace {
 
 using Index = Eigen::Index;
+using access = detail::sequence_access;
 
 std::string tensors(std::size_t n) { return std::to_string(n) + (n == 1 ? " tensor" : " tensors"); }
 
@@ -33,9 +36,9 @@ std::size_t resolve(const char* op, std::int64_t p, std::size_t n, bool allow_en
 }
 
 void check_insert_type(const TensorSequence& s, const Tensor& t) {
-  if (t.dtype() != s.elem_type()) {
+  if (t.dtype() != s.dtype()) {
     throw TypeError("SequenceInsert: a " + dtype_name(t.dtype()) + " tensor cannot be inserted into a sequence of " +
-                    dtype_name(s.elem_type()) + " tensors");
+                    dtype_name(s.dtype()) + " tensors");
   }
 }
 
@@ -85,7 +88,7 @@ void copy_columns(const T* src, Index src_cols, Index src_col, T* dst, Index dst
 }  // namespace
 
 TensorSequence sequence_empty(DataType dtype) {
-  return TensorSequence(data_type_from_code(static_cast<std::int32_t>(dtype), "SequenceEmpty"));
+  return TensorSequence(dtype_from_code(static_cast<std::int32_t>(dtype), "SequenceEmpty"));
 }
 
 TensorSequence sequence_construct(std::span<const Tensor> inputs) {
@@ -99,53 +102,49 @@ TensorSequence sequence_construct(std::span<const Tensor> inputs) {
                       " but input 0 has type " + dtype_name(t) + "; all inputs must share one element type");
     }
   }
-  return SequenceAccess::make(t, TensorSequence::container_type(inputs.begin(), inputs.end()));
+  return access::make(t, TensorSequence::container_type(inputs.begin(), inputs.end()));
 }
 
 TensorSequence sequence_insert(const TensorSequence& s, const Tensor& t, const std::optional<Tensor>& position) {
   const std::size_t i = insert_index(s, t, position);
-  return SequenceAccess::make(s.elem_type(), s.tensors().insert(i, t));
+  return access::insert(s, i, t);
 }
 
 TensorSequence sequence_insert(TensorSequence&& s, const Tensor& t, const std::optional<Tensor>& position) {
   const std::size_t i = insert_index(s, t, position);
-  const DataType e = s.elem_type();
-  return SequenceAccess::make(e, SequenceAccess::take(std::move(s)).insert(i, t));
+  return access::insert(std::move(s), i, t);
 }
 
 TensorSequence sequence_insert(const TensorSequence& s, const Tensor& t, std::int64_t position) {
   check_insert_type(s, t);
   const std::size_t i = resolve("SequenceInsert", position, s.size(), true, false);
-  return SequenceAccess::make(s.elem_type(), s.tensors().insert(i, t));
+  return access::insert(s, i, t);
 }
 
 TensorSequence sequence_insert(TensorSequence&& s, const Tensor& t, std::int64_t position) {
   check_insert_type(s, t);
   const std::size_t i = resolve("SequenceInsert", position, s.size(), true, false);
-  const DataType e = s.elem_type();
-  return SequenceAccess::make(e, SequenceAccess::take(std::move(s)).insert(i, t));
+  return access::insert(std::move(s), i, t);
 }
 
 TensorSequence sequence_erase(const TensorSequence& s, const std::optional<Tensor>& position) {
   const std::size_t i = erase_index(s, position);
-  return SequenceAccess::make(s.elem_type(), s.tensors().erase(i));
+  return access::erase(s, i);
 }
 
 TensorSequence sequence_erase(TensorSequence&& s, const std::optional<Tensor>& position) {
   const std::size_t i = erase_index(s, position);
-  const DataType e = s.elem_type();
-  return SequenceAccess::make(e, SequenceAccess::take(std::move(s)).erase(i));
+  return access::erase(std::move(s), i);
 }
 
 TensorSequence sequence_erase(const TensorSequence& s, std::int64_t position) {
   const std::size_t i = resolve("SequenceErase", position, s.size(), false, false);
-  return SequenceAccess::make(s.elem_type(), s.tensors().erase(i));
+  return access::erase(s, i);
 }
 
 TensorSequence sequence_erase(TensorSequence&& s, std::int64_t position) {
   const std::size_t i = resolve("SequenceErase", position, s.size(), false, false);
-  const DataType e = s.elem_type();
-  return SequenceAccess::make(e, SequenceAccess::take(std::move(s)).erase(i));
+  return access::erase(std::move(s), i);
 }
 
 Tensor sequence_at(const TensorSequence& s, const Tensor& position) {
@@ -244,7 +243,7 @@ TensorSequence split_to_sequence(const Tensor& input, const std::optional<Tensor
       start += len;
     }
   });
-  return SequenceAccess::make(input.dtype(), std::move(out).persistent());
+  return access::make(input.dtype(), std::move(out).persistent());
 }
 
 Tensor concat_from_sequence(const TensorSequence& s, std::int64_t axis, std::int64_t new_axis,
@@ -284,11 +283,11 @@ Tensor concat_from_sequence(const TensorSequence& s, std::int64_t axis, std::int
   }
   const Shape result = stack ? first.inserted(a, total) : first.with(a, total);
   (void)detail::num_elements(result, std::string(op) + ": the result's ");
-  TensorBuffer out(s.elem_type(), result, resource);
+  TensorBuffer out(s.dtype(), result, resource);
   if (out.size() == 0) return std::move(out).freeze();  // nothing to copy
   const Index outer = detail::checked_product(first.dims().subspan(0, a), op, "the result's size");
   const Index inner = detail::checked_product(first.dims().subspan(stack ? a : a + 1), op, "the result's size");
-  visit_dtype(s.elem_type(), [&](auto tag) {
+  visit_dtype(s.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* dst = out.values<T>().data();
     Index col = 0;

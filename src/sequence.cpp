@@ -2,93 +2,166 @@
 
 #include "tseq/sequence.hpp"
 
+#include <algorithm>
 #include <ostream>
 
 namespace tseq {
 
 namespace {
-DataType checked(DataType t) { return data_type_from_code(static_cast<std::int32_t>(t), "TensorSequence"); }
+DataType checked(DataType t) { return dtype_from_code(static_cast<std::int32_t>(t), "TensorSequence"); }
 
-void check_all(DataType elem_type, const TensorSequence::container_type& v) {
+void check_all(DataType dtype, const TensorSequence::container_type& v) {
   std::size_t i = 0;
   for (const Tensor& t : v) {
-    if (t.dtype() != elem_type) {
+    if (t.dtype() != dtype) {
       throw TypeError("TensorSequence: tensor " + std::to_string(i) + " has type " + dtype_name(t.dtype()) +
-                      " but the sequence holds " + dtype_name(elem_type) + " tensors");
+                      " but the sequence holds " + dtype_name(dtype) + " tensors");
     }
     ++i;
   }
 }
 }  // namespace
 
-TensorSequence::TensorSequence(DataType elem_type) : elem_type_(checked(elem_type)) {}
+TensorSequence::TensorSequence(DataType dtype) : dtype_(checked(dtype)) {}
 
-TensorSequence::TensorSequence(DataType elem_type, std::span<const Tensor> tensors)
-    : elem_type_(checked(elem_type)), v_(tensors.begin(), tensors.end()) {
-  check_all(elem_type_, v_);
+TensorSequence::TensorSequence(DataType dtype, std::span<const Tensor> tensors)
+    : dtype_(checked(dtype)), v_(tensors.begin(), tensors.end()) {
+  check_all(dtype_, v_);
 }
 
-TensorSequence::TensorSequence(DataType elem_type, container_type tensors)
-    : elem_type_(checked(elem_type)), v_(std::move(tensors)) {
-  check_all(elem_type_, v_);
+TensorSequence::TensorSequence(DataType dtype, container_type tensors)
+    : dtype_(checked(dtype)), v_(std::move(tensors)) {
+  check_all(dtype_, v_);
 }
 
-const Tensor& TensorSequence::at(size_type i) const {
+void TensorSequence::check_index(const char* op, size_type i) const {
   if (i >= size()) {
-    throw IndexError("TensorSequence::at: index " + std::to_string(i) +
+    throw IndexError(std::string("TensorSequence::") + op + ": index " + std::to_string(i) +
                      (empty() ? std::string(" on an empty sequence")
                               : " is out of range [0, " + std::to_string(size() - 1) + "] for a sequence of " +
                                     std::to_string(size()) + " tensors"));
   }
+}
+
+const Tensor& TensorSequence::at(size_type i) const {
+  check_index("at", i);
   return v_[i];
+}
+const Tensor& TensorSequence::front() const {
+  check_index("front", 0);
+  return v_[0];
+}
+const Tensor& TensorSequence::back() const {
+  check_index("back", 0);
+  return v_.back();
 }
 
 void TensorSequence::check_tensor(const Tensor& t, const char* op) const {
-  if (t.dtype() != elem_type_) {
+  if (t.dtype() != dtype_) {
     throw TypeError(std::string("TensorSequence::") + op + ": a " + dtype_name(t.dtype()) +
-                    " tensor cannot join a sequence of " + dtype_name(elem_type_) + " tensors");
+                    " tensor cannot join a sequence of " + dtype_name(dtype_) + " tensors");
   }
 }
 
-TensorSequence TensorSequence::push_back(Tensor t) const& {
-  check_tensor(t, "push_back");
-  return {elem_type_, v_.push_back(std::move(t)), Unchecked{}};
-}
-TensorSequence TensorSequence::push_back(Tensor t) && {
-  check_tensor(t, "push_back");
-  return {elem_type_, std::move(v_).push_back(std::move(t)), Unchecked{}};
+namespace {
+using unchecked = detail::rrb_unchecked;
+
+void check_position(const char* op, std::size_t i, std::size_t n) {
+  if (i > n) {
+    throw IndexError(std::string("TensorSequence::") + op + ": position " + std::to_string(i) +
+                     " is out of range [0, " + std::to_string(n) + "] for a sequence of " + std::to_string(n) +
+                     " tensors");
+  }
 }
 
-namespace {
-void check_position(const char* op, std::size_t i, std::size_t max) {
-  if (i > max) {
-    throw IndexError(std::string("TensorSequence::") + op + ": position " + std::to_string(i) +
-                     " is out of range [0, " + std::to_string(max) + "]");
+void check_concat(const TensorSequence& a, const TensorSequence& b) {
+  if (a.dtype() != b.dtype()) {
+    throw TypeError("TensorSequence::operator+: a sequence of " + dtype_name(b.dtype()) +
+                    " tensors cannot follow a sequence of " + dtype_name(a.dtype()) + " tensors");
   }
 }
 }  // namespace
 
+// Each update checks its arguments once, here, then runs rrb_vector's update unchecked.
+TensorSequence TensorSequence::push_back(Tensor t) const& {
+  check_tensor(t, "push_back");
+  return {dtype_, v_.push_back(std::move(t)), nullptr};
+}
+TensorSequence TensorSequence::push_back(Tensor t) && {
+  check_tensor(t, "push_back");
+  return {dtype_, std::move(v_).push_back(std::move(t)), nullptr};
+}
+TensorSequence TensorSequence::pop_back() const& {
+  check_index("pop_back", 0);
+  return {dtype_, unchecked::pop_back(v_), nullptr};
+}
+TensorSequence TensorSequence::pop_back() && {
+  check_index("pop_back", 0);
+  return {dtype_, unchecked::pop_back(std::move(v_)), nullptr};
+}
+TensorSequence TensorSequence::set(size_type i, Tensor t) const& {
+  check_index("set", i);
+  check_tensor(t, "set");
+  return {dtype_, unchecked::set(v_, i, std::move(t)), nullptr};
+}
+TensorSequence TensorSequence::set(size_type i, Tensor t) && {
+  check_index("set", i);
+  check_tensor(t, "set");
+  return {dtype_, unchecked::set(std::move(v_), i, std::move(t)), nullptr};
+}
 TensorSequence TensorSequence::insert(size_type i, Tensor t) const& {
-  check_tensor(t, "insert");
   check_position("insert", i, size());
-  return {elem_type_, v_.insert(i, std::move(t)), Unchecked{}};
+  check_tensor(t, "insert");
+  return {dtype_, unchecked::insert(v_, i, std::move(t)), nullptr};
 }
 TensorSequence TensorSequence::insert(size_type i, Tensor t) && {
-  check_tensor(t, "insert");
   check_position("insert", i, size());
-  return {elem_type_, std::move(v_).insert(i, std::move(t)), Unchecked{}};
+  check_tensor(t, "insert");
+  return {dtype_, unchecked::insert(std::move(v_), i, std::move(t)), nullptr};
 }
 TensorSequence TensorSequence::erase(size_type i) const& {
-  (void)at(i);
-  return {elem_type_, v_.erase(i), Unchecked{}};
+  check_index("erase", i);
+  return {dtype_, unchecked::erase(v_, i), nullptr};
 }
 TensorSequence TensorSequence::erase(size_type i) && {
-  (void)at(i);
-  return {elem_type_, std::move(v_).erase(i), Unchecked{}};
+  check_index("erase", i);
+  return {dtype_, unchecked::erase(std::move(v_), i), nullptr};
+}
+TensorSequence TensorSequence::take(size_type n) const& { return {dtype_, v_.take(n), nullptr}; }
+TensorSequence TensorSequence::take(size_type n) && { return {dtype_, std::move(v_).take(n), nullptr}; }
+TensorSequence TensorSequence::drop(size_type n) const& { return {dtype_, v_.drop(n), nullptr}; }
+TensorSequence TensorSequence::drop(size_type n) && { return {dtype_, std::move(v_).drop(n), nullptr}; }
+TensorSequence TensorSequence::slice(size_type first, size_type last) const& {
+  last = std::min(last, size());
+  first = std::min(first, last);
+  if (first == 0) return take(last);
+  return {dtype_, v_.take(last).drop(first), nullptr};
+}
+TensorSequence TensorSequence::slice(size_type first, size_type last) && {
+  last = std::min(last, size());
+  first = std::min(first, last);
+  return {dtype_, std::move(v_).take(last).drop(first), nullptr};
+}
+
+TensorSequence operator+(const TensorSequence& a, const TensorSequence& b) {
+  check_concat(a, b);
+  return {a.dtype_, a.v_ + b.v_, nullptr};
+}
+TensorSequence operator+(TensorSequence&& a, const TensorSequence& b) {
+  check_concat(a, b);
+  return {a.dtype_, std::move(a.v_) + b.v_, nullptr};
+}
+TensorSequence operator+(const TensorSequence& a, TensorSequence&& b) {
+  check_concat(a, b);
+  return {a.dtype_, a.v_ + std::move(b.v_), nullptr};
+}
+TensorSequence operator+(TensorSequence&& a, TensorSequence&& b) {
+  check_concat(a, b);
+  return {a.dtype_, std::move(a.v_) + std::move(b.v_), nullptr};
 }
 
 bool equal(const TensorSequence& a, const TensorSequence& b) {
-  if (a.elem_type() != b.elem_type() || a.size() != b.size()) return false;
+  if (a.dtype() != b.dtype() || a.size() != b.size()) return false;
   auto j = b.begin();
   for (const Tensor& t : a) {
     if (!equal(t, *j)) return false;  // no shortcut for shared tensors: NaN is never equal
@@ -98,7 +171,7 @@ bool equal(const TensorSequence& a, const TensorSequence& b) {
 }
 
 std::string to_string(const TensorSequence& s) {
-  std::string r = "seq(" + dtype_name(s.elem_type()) + ")[" + std::to_string(s.size()) + "]{";
+  std::string r = "seq(" + dtype_name(s.dtype()) + ")[" + std::to_string(s.size()) + "]{";
   std::size_t i = 0;
   for (const Tensor& t : s) {
     if (i == 4) {

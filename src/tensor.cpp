@@ -4,6 +4,8 @@
 
 #include "tseq/detail/checked.hpp"
 
+#include <Eigen/Core>
+
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -13,52 +15,6 @@
 #include <sstream>
 
 namespace tseq {
-
-std::string dtype_name(DataType t) {
-  switch (t) {
-    case DataType::Float:
-      return "float";
-    case DataType::Uint8:
-      return "uint8";
-    case DataType::Int8:
-      return "int8";
-    case DataType::Uint16:
-      return "uint16";
-    case DataType::Int16:
-      return "int16";
-    case DataType::Int32:
-      return "int32";
-    case DataType::Int64:
-      return "int64";
-    case DataType::String:
-      return "string";
-    case DataType::Bool:
-      return "bool";
-    case DataType::Float16:
-      return "float16";
-    case DataType::Double:
-      return "double";
-    case DataType::Uint32:
-      return "uint32";
-    case DataType::Uint64:
-      return "uint64";
-    case DataType::Complex64:
-      return "complex64";
-    case DataType::Complex128:
-      return "complex128";
-  }
-  return "invalid(" + std::to_string(static_cast<std::int32_t>(t)) + ")";
-}
-
-std::ostream& operator<<(std::ostream& os, DataType t) { return os << dtype_name(t); }
-
-std::size_t dtype_size(DataType t) {
-  return visit_dtype(t, [](auto tag) { return sizeof(typename decltype(tag)::type); });
-}
-
-std::size_t dtype_alignment(DataType t) {
-  return visit_dtype(t, [](auto tag) { return alignof(typename decltype(tag)::type); });
-}
 
 namespace {
 // ::operator new for the alignments tseq asks for (alignof(std::max_align_t)), the aligned
@@ -123,19 +79,9 @@ std::string to_string(const Device& d) { return device_type_name(d.type) + ":" +
 
 std::ostream& operator<<(std::ostream& os, const Device& d) { return os << to_string(d); }
 
-DataType data_type_from_code(std::int32_t code, std::string_view context) {
-  const auto t = static_cast<DataType>(code);
-  if (!is_valid(t)) {
-    throw TypeError(std::string(context) + ": element type code " + std::to_string(code) +
-                    " is not a sequence element type (valid: 1..15: float, uint8, int8, uint16, int16, int32, "
-                    "int64, string, bool, float16, double, uint32, uint64, complex64, complex128)");
-  }
-  return t;
-}
-
 std::int64_t Shape::num_elements() const {
   std::int64_t n = 1;
-  for (std::int64_t d : dims_) {
+  for (std::int64_t d : dims()) {
     if (d < 0) throw ShapeError("shape " + to_string(*this) + " has a negative dimension");
     if (d != 0 && n > std::numeric_limits<std::int64_t>::max() / d) {
       throw ShapeError("shape " + to_string(*this) + " has more elements than fit in int64");
@@ -146,20 +92,20 @@ std::int64_t Shape::num_elements() const {
 }
 
 Shape Shape::inserted(std::size_t i, std::int64_t d) const {
-  Shape r = *this;
-  r.dims_.insert(r.dims_.begin() + static_cast<std::ptrdiff_t>(i), d);
-  return r;
+  std::vector<std::int64_t> v(begin(), end());
+  v.insert(v.begin() + static_cast<std::ptrdiff_t>(i), d);
+  return Shape(std::span<const std::int64_t>(v));
 }
 
 Shape Shape::removed(std::size_t i) const {
-  Shape r = *this;
-  r.dims_.erase(r.dims_.begin() + static_cast<std::ptrdiff_t>(i));
-  return r;
+  std::vector<std::int64_t> v(begin(), end());
+  v.erase(v.begin() + static_cast<std::ptrdiff_t>(i));
+  return Shape(std::span<const std::int64_t>(v));
 }
 
 Shape Shape::with(std::size_t i, std::int64_t d) const {
   Shape r = *this;
-  r.dims_[i] = d;
+  r.data()[i] = d;
   return r;
 }
 
@@ -215,7 +161,7 @@ TensorStorage* TensorStorage::create(DataType t, Shape s, std::pmr::memory_resou
 }
 
 std::size_t check_adopt(DataType t, const Shape& s, const void* data, Device device, std::string_view what) {
-  const std::size_t elem = dtype_size(data_type_from_code(static_cast<std::int32_t>(t), what));
+  const std::size_t elem = dtype_size(dtype_from_code(static_cast<std::int32_t>(t), what));
   if (t == DataType::String) {
     throw TypeError(std::string(what) +
                     ": string tensors cannot be adopted (their elements are std::string objects that tseq "

@@ -100,7 +100,7 @@ std::string run_case(const fs::path& dir, const SessionOptions& limits) {
       if (i >= outputs.size()) return set.filename().string() + ": more output files than graph outputs";
       const Value expected = load_value(set / ("output_" + std::to_string(i) + ".pb"), model.outputs()[i].type);
       std::string why;
-      if (!close(outputs[i], expected, kRtol, kAtol, &why)) {
+      if (!all_close(outputs[i], expected, kRtol, kAtol, &why)) {
         return set.filename().string() + " output " + std::to_string(i) + " ('" + model.outputs()[i].name +
                "'): " + why;
       }

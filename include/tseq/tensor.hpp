@@ -2,13 +2,13 @@
 
 /// @file
 /// tseq::Tensor: an immutable, reference-counted tensor of one of the 15 ONNX element types
-/// that sequences may hold, with Eigen views of its payload. A tensor either owns its payload
+/// that sequences may hold (tseq/dtype.hpp). A tensor either owns its payload
 /// (allocated by tseq from a std::pmr::memory_resource) or adopts memory that a runtime owns
 /// (Tensor::adopt, tseq/dlpack.hpp), on any device. docs/embedding.md states the ownership rules.
+/// Eigen views of a payload: tseq/eigen.hpp (this header does not include Eigen).
 
 #include <algorithm>
 #include <atomic>
-#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -21,188 +21,86 @@
 #include <utility>
 #include <vector>
 
-#include <Eigen/Core>
-#include <boost/container/small_vector.hpp>
-#include <boost/intrusive_ptr.hpp>
-#include <unsupported/Eigen/CXX11/Tensor>
-
+#include "tseq/detail/intrusive_ref.hpp"
 #include "tseq/device.hpp"
+#include "tseq/dtype.hpp"
 #include "tseq/error.hpp"
 
 namespace tseq {
-
-/// Element types, with ONNX TensorProto.DataType codes. Exactly the types ONNX sequence
-/// operators accept (opset 11+): no bfloat16, float8 or int4.
-enum class DataType : std::int32_t {
-  Float = 1,
-  Uint8 = 2,
-  Int8 = 3,
-  Uint16 = 4,
-  Int16 = 5,
-  Int32 = 6,
-  Int64 = 7,
-  String = 8,
-  Bool = 9,
-  Float16 = 10,
-  Double = 11,
-  Uint32 = 12,
-  Uint64 = 13,
-  Complex64 = 14,
-  Complex128 = 15,
-};
-
-/// All 15 element types, in code order.
-inline constexpr DataType all_data_types[] = {
-    DataType::Float,  DataType::Uint8,  DataType::Int8,   DataType::Uint16,    DataType::Int16,
-    DataType::Int32,  DataType::Int64,  DataType::String, DataType::Bool,      DataType::Float16,
-    DataType::Double, DataType::Uint32, DataType::Uint64, DataType::Complex64, DataType::Complex128};
-
-/// True for the 15 codes above.
-constexpr bool is_valid(DataType t) noexcept {
-  const auto c = static_cast<std::int32_t>(t);
-  return c >= 1 && c <= 15;
-}
-
-/// ONNX name of t ("float", "int64", "string", "float16", "complex64", ...); "invalid(N)"
-/// for a code outside the 15.
-std::string dtype_name(DataType t);
-
-/// Writes dtype_name(t).
-std::ostream& operator<<(std::ostream& os, DataType t);
-
-/// Bytes per element in memory (sizeof the C++ type; std::string for String).
-std::size_t dtype_size(DataType t);
-
-/// Alignment an element of type t needs in memory (alignof the C++ type).
-std::size_t dtype_alignment(DataType t);
 
 /// The memory resource tseq allocates payloads from when a caller passes none (nullptr):
 /// plain ::operator new / ::operator delete. Never null; thread-safe.
 [[nodiscard]] std::pmr::memory_resource* default_memory_resource() noexcept;
 
-/// The DataType of ONNX code `code`; throws TypeError naming `context` and the valid codes if
-/// it is not one of the 15.
-DataType data_type_from_code(std::int32_t code, std::string_view context);
-
-/// C++ type of each element type.
-template <DataType D>
-struct dtype_traits;
-#define TSEQ_DTYPE(D, T)             \
-  template <>                        \
-  struct dtype_traits<DataType::D> { \
-    using type = T;                  \
-  };
-TSEQ_DTYPE(Float, float)
-TSEQ_DTYPE(Uint8, std::uint8_t)
-TSEQ_DTYPE(Int8, std::int8_t)
-TSEQ_DTYPE(Uint16, std::uint16_t)
-TSEQ_DTYPE(Int16, std::int16_t)
-TSEQ_DTYPE(Int32, std::int32_t)
-TSEQ_DTYPE(Int64, std::int64_t)
-TSEQ_DTYPE(String, std::string)
-TSEQ_DTYPE(Bool, bool)
-TSEQ_DTYPE(Float16, Eigen::half)
-TSEQ_DTYPE(Double, double)
-TSEQ_DTYPE(Uint32, std::uint32_t)
-TSEQ_DTYPE(Uint64, std::uint64_t)
-TSEQ_DTYPE(Complex64, std::complex<float>)
-TSEQ_DTYPE(Complex128, std::complex<double>)
-#undef TSEQ_DTYPE
-
-/// C++ element type of D.
-template <DataType D>
-using cpp_type_t = typename dtype_traits<D>::type;
-
-namespace detail {
-template <class T, std::size_t... I>
-constexpr DataType data_type_of_impl(std::index_sequence<I...>) noexcept {
-  DataType r{};
-  (void)((std::is_same_v<T, cpp_type_t<all_data_types[I]>> ? (r = all_data_types[I], true) : false) || ...);
-  return r;
-}
-}  // namespace detail
-
-/// DataType of C++ type T (only the 15 types above).
-template <class T>
-inline constexpr DataType data_type_of = detail::data_type_of_impl<std::remove_cv_t<T>>(std::make_index_sequence<15>{});
-
-/// True for the 15 C++ element types.
-template <class T>
-inline constexpr bool is_element_type = is_valid(data_type_of<T>);
-
-/// Calls f(std::type_identity<T>{}) with T the C++ type of t; throws TypeError for an invalid t.
-template <class F>
-decltype(auto) visit_dtype(DataType t, F&& f) {
-  switch (t) {
-    case DataType::Float:
-      return f(std::type_identity<float>{});
-    case DataType::Uint8:
-      return f(std::type_identity<std::uint8_t>{});
-    case DataType::Int8:
-      return f(std::type_identity<std::int8_t>{});
-    case DataType::Uint16:
-      return f(std::type_identity<std::uint16_t>{});
-    case DataType::Int16:
-      return f(std::type_identity<std::int16_t>{});
-    case DataType::Int32:
-      return f(std::type_identity<std::int32_t>{});
-    case DataType::Int64:
-      return f(std::type_identity<std::int64_t>{});
-    case DataType::String:
-      return f(std::type_identity<std::string>{});
-    case DataType::Bool:
-      return f(std::type_identity<bool>{});
-    case DataType::Float16:
-      return f(std::type_identity<Eigen::half>{});
-    case DataType::Double:
-      return f(std::type_identity<double>{});
-    case DataType::Uint32:
-      return f(std::type_identity<std::uint32_t>{});
-    case DataType::Uint64:
-      return f(std::type_identity<std::uint64_t>{});
-    case DataType::Complex64:
-      return f(std::type_identity<std::complex<float>>{});
-    case DataType::Complex128:
-      return f(std::type_identity<std::complex<double>>{});
-  }
-  throw TypeError("invalid element type code " + std::to_string(static_cast<std::int32_t>(t)));
-}
-
 /// Dimensions of a tensor: rank 0 is a scalar; zero-size dimensions are allowed. Up to six
 /// dimensions are stored inline.
 class Shape {
  public:
-  using dims_type = boost::container::small_vector<std::int64_t, 6>;
+  /// Dimensions stored in the Shape itself; more take one allocation.
+  static constexpr std::size_t inline_rank = 6;
 
   /// A scalar's shape (rank 0).
-  Shape() = default;
+  Shape() noexcept = default;
   /// The given dimensions, outermost first. Not validated until num_elements() is asked.
-  Shape(std::initializer_list<std::int64_t> dims) : dims_(dims.begin(), dims.end()) {}
-  explicit Shape(std::span<const std::int64_t> dims) : dims_(dims.begin(), dims.end()) {}
+  Shape(std::initializer_list<std::int64_t> dims) : Shape(std::span<const std::int64_t>(dims.begin(), dims.size())) {}
+  explicit Shape(std::span<const std::int64_t> dims) { assign(dims.data(), dims.size()); }
+  Shape(const Shape& o) { assign(o.data(), o.rank_); }
+  Shape(Shape&& o) noexcept : rank_(o.rank_), heap_(std::exchange(o.heap_, nullptr)) {
+    std::copy(o.inline_, o.inline_ + inline_rank, inline_);
+    o.rank_ = 0;
+  }
+  Shape& operator=(const Shape& o) {
+    if (this != &o) {
+      Shape t(o);
+      swap(t);
+    }
+    return *this;
+  }
+  Shape& operator=(Shape&& o) noexcept {
+    Shape t(std::move(o));
+    swap(t);
+    return *this;
+  }
+  ~Shape() { delete[] heap_; }
+  void swap(Shape& o) noexcept {
+    std::swap(rank_, o.rank_);
+    std::swap(heap_, o.heap_);
+    std::swap_ranges(inline_, inline_ + inline_rank, o.inline_);
+  }
 
   /// Number of dimensions. O(1).
-  std::size_t rank() const noexcept { return dims_.size(); }
+  [[nodiscard]] std::size_t rank() const noexcept { return rank_; }
   /// Dimension i; precondition i < rank().
-  std::int64_t operator[](std::size_t i) const noexcept { return dims_[i]; }
-  /// All dimensions.
-  std::span<const std::int64_t> dims() const noexcept { return {dims_.data(), dims_.size()}; }
-  auto begin() const noexcept { return dims_.begin(); }
-  auto end() const noexcept { return dims_.end(); }
+  [[nodiscard]] std::int64_t operator[](std::size_t i) const noexcept { return data()[i]; }
+  /// All dimensions. The span lives as long as this Shape (or the tensor holding it).
+  [[nodiscard]] std::span<const std::int64_t> dims() const noexcept { return {data(), rank_}; }
+  [[nodiscard]] const std::int64_t* begin() const noexcept { return data(); }
+  [[nodiscard]] const std::int64_t* end() const noexcept { return data() + rank_; }
 
   /// Product of the dims (1 for a scalar). Throws ShapeError for a negative dim or overflow.
-  std::int64_t num_elements() const;
+  [[nodiscard]] std::int64_t num_elements() const;
 
   /// Copy with `d` inserted before axis i / with axis i removed / with axis i set to d.
-  Shape inserted(std::size_t i, std::int64_t d) const;
-  Shape removed(std::size_t i) const;
-  Shape with(std::size_t i, std::int64_t d) const;
+  [[nodiscard]] Shape inserted(std::size_t i, std::int64_t d) const;
+  [[nodiscard]] Shape removed(std::size_t i) const;
+  [[nodiscard]] Shape with(std::size_t i, std::int64_t d) const;
 
   friend bool operator==(const Shape& a, const Shape& b) noexcept {
-    return a.dims_.size() == b.dims_.size() && std::equal(a.dims_.begin(), a.dims_.end(), b.dims_.begin());
+    return a.rank_ == b.rank_ && std::equal(a.begin(), a.end(), b.begin());
   }
 
  private:
-  dims_type dims_;
+  std::size_t rank_ = 0;
+  std::int64_t* heap_ = nullptr;  // the dims when rank_ > inline_rank
+  std::int64_t inline_[inline_rank] = {};
+
+  const std::int64_t* data() const noexcept { return heap_ != nullptr ? heap_ : inline_; }
+  std::int64_t* data() noexcept { return heap_ != nullptr ? heap_ : inline_; }
+  void assign(const std::int64_t* d, std::size_t n) {
+    if (n > inline_rank) heap_ = new std::int64_t[n];
+    rank_ = n;
+    std::copy(d, d + n, data());
+  }
 };
 
 /// "[2, 3]"; "[]" for a scalar.
@@ -305,6 +203,10 @@ std::int64_t num_elements(const Shape& s, std::string_view prefix);
 
 class TensorBuffer;
 
+namespace detail {
+struct tensor_access;  // the checked element views of tseq/eigen.hpp
+}  // namespace detail
+
 /// Whether an adopted payload may be written by tseq's user once it is the sole owner
 /// (Tensor::into_buffer hands such memory out instead of copying it).
 enum class Access : std::uint8_t {
@@ -318,7 +220,7 @@ enum class Access : std::uint8_t {
 ///
 /// The payload is either tseq's own (from_values, TensorBuffer, the operators: host memory
 /// from a std::pmr::memory_resource) or adopted from its owner (adopt, from_dlpack: any
-/// device, never copied). Views of the elements (values, value, array, tensor, raw_data) and
+/// device, never copied). Views of the elements (values, value, raw_data, tseq/eigen.hpp) and
 /// everything that reads them throw DeviceError unless device().is_host_readable().
 class Tensor {
  public:
@@ -377,7 +279,7 @@ class Tensor {
     static_assert(std::is_nothrow_move_constructible_v<O>, "an owner's move constructor must not throw");
     static_assert(std::is_nothrow_destructible_v<O>, "an owner's destructor must not throw");
     const std::size_t n = detail::check_adopt(dtype, shape, data, device, "Tensor::adopt");
-    return Tensor(boost::intrusive_ptr<detail::TensorStorage>(
+    return Tensor(detail::intrusive_ref<detail::TensorStorage>(
         new detail::AdoptedStorage<O>(dtype, std::move(shape), n, const_cast<void*>(data), device,
                                       access == Access::writable, std::forward<Owner>(owner)),
         false));
@@ -431,28 +333,6 @@ class Tensor {
     return values<T>()[i];
   }
 
-  /// The payload as a flat Eigen array (numeric element types). Throws TypeError on a wrong
-  /// T, DeviceError if not host-readable.
-  template <class T>
-  [[nodiscard]] Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>> array() const {
-    check_readable<T>("Tensor::array");
-    return {static_cast<const T*>(raw()), static_cast<Eigen::Index>(size())};
-  }
-
-  /// A row-major Eigen::TensorMap view of rank R (numeric element types). Throws TypeError on
-  /// a wrong T, ShapeError if R != rank(), DeviceError if not host-readable.
-  template <class T, int R>
-  [[nodiscard]] Eigen::TensorMap<const Eigen::Tensor<const T, R, Eigen::RowMajor>> tensor() const {
-    check_readable<T>("Tensor::tensor");
-    if (static_cast<std::size_t>(R) != rank()) {
-      throw ShapeError("Tensor::tensor: rank " + std::to_string(R) + " requested, the tensor has shape " +
-                       to_string(shape()));
-    }
-    Eigen::DSizes<Eigen::Index, R> dims;
-    for (std::size_t i = 0; i < static_cast<std::size_t>(R); ++i) dims[i] = static_cast<Eigen::Index>(shape()[i]);
-    return Eigen::TensorMap<const Eigen::Tensor<const T, R, Eigen::RowMajor>>(static_cast<const T*>(raw()), dims);
-  }
-
   /// The payload bytes (little-endian, row-major). Throws TypeError for string tensors, whose
   /// elements are std::string objects; DeviceError if not host-readable.
   [[nodiscard]] std::span<const std::byte> raw_data() const;
@@ -466,24 +346,26 @@ class Tensor {
   /// *this is unchanged).
   [[nodiscard]] TensorBuffer into_buffer(std::pmr::memory_resource* resource = nullptr) &&;
 
-  /// True if both share one payload (one is a copy of the other). O(1).
-  [[nodiscard]] bool shares_storage_with(const Tensor& o) const noexcept { return s_ == o.s_; }
+  /// True if both are handles of one payload (one is a copy of the other): O(1) identity,
+  /// not value equality (see tseq::equal).
+  [[nodiscard]] bool identical_to(const Tensor& o) const noexcept { return s_ == o.s_; }
 
   /// Number of Tensor handles sharing this payload (for tests and diagnostics).
   [[nodiscard]] std::size_t use_count() const noexcept { return s_ ? s_->refs.load(std::memory_order_relaxed) : 0; }
 
  private:
   friend class TensorBuffer;
-  boost::intrusive_ptr<detail::TensorStorage> s_;
+  friend struct detail::tensor_access;
+  detail::intrusive_ref<detail::TensorStorage> s_;
 
-  explicit Tensor(boost::intrusive_ptr<detail::TensorStorage> s) noexcept : s_(std::move(s)) {}
+  explicit Tensor(detail::intrusive_ref<detail::TensorStorage> s) noexcept : s_(std::move(s)) {}
   const void* raw() const noexcept { return s_ ? s_->data() : nullptr; }
   static Tensor from_bools(Shape shape, std::span<const char> values, std::pmr::memory_resource* resource);
 
   template <class T>
   void check_readable(std::string_view what) const {
     static_assert(is_element_type<T>, "T must be one of the 15 ONNX sequence element types");
-    if (data_type_of<T> != dtype()) detail::throw_wrong_type(what, data_type_of<T>, dtype());
+    if (dtype_of<T> != dtype()) detail::throw_wrong_type(what, dtype_of<T>, dtype());
     if (s_ && !s_->device.is_host_readable()) detail::throw_not_host(what, "the tensor", s_->device);
   }
 };
@@ -509,7 +391,7 @@ class TensorBuffer {
   /// the memory is not host-readable.
   template <class T>
   [[nodiscard]] std::span<T> values() {
-    if (data_type_of<T> != dtype()) detail::throw_wrong_type("TensorBuffer::values", data_type_of<T>, dtype());
+    if (dtype_of<T> != dtype()) detail::throw_wrong_type("TensorBuffer::values", dtype_of<T>, dtype());
     if (!s_->device.is_host_readable()) detail::throw_not_host("TensorBuffer::values", "the buffer", s_->device);
     return {static_cast<T*>(data()), size()};
   }
@@ -519,14 +401,14 @@ class TensorBuffer {
 
  private:
   friend class Tensor;
-  explicit TensorBuffer(boost::intrusive_ptr<detail::TensorStorage> s) noexcept : s_(std::move(s)) {}
-  boost::intrusive_ptr<detail::TensorStorage> s_;
+  explicit TensorBuffer(detail::intrusive_ref<detail::TensorStorage> s) noexcept : s_(std::move(s)) {}
+  detail::intrusive_ref<detail::TensorStorage> s_;
 };
 
 template <class T>
 Tensor Tensor::from_values(Shape shape, std::span<const T> values, std::pmr::memory_resource* resource) {
   static_assert(is_element_type<T>, "T must be one of the 15 ONNX sequence element types");
-  TensorBuffer b(data_type_of<T>, std::move(shape), resource);
+  TensorBuffer b(dtype_of<T>, std::move(shape), resource);
   if (b.size() != values.size()) detail::throw_count_mismatch(values.size(), b.shape(), b.size());
   std::copy(values.begin(), values.end(), b.values<T>().begin());
   return std::move(b).freeze();

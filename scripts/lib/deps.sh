@@ -3,6 +3,10 @@
 
 TSEQ_TEST_PACKAGES=(cmake ninja-build g++ pkg-config libboost-dev libeigen3-dev libgtest-dev libgmock-dev
   libbenchmark-dev libonnx-dev libprotobuf-dev protobuf-compiler libdlpack-dev)
+# scripts/test --clang (and package.public_headers, which uses clang++ when present).
+TSEQ_CLANG_PACKAGES=(clang)
+# scripts/lint: clang-format; clang-tidy (with the clang build's compile_commands.json).
+TSEQ_LINT_PACKAGES=(git clang-format clang-tidy)
 
 ensure_debian_packages() {
   local missing=() p

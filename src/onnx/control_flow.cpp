@@ -57,7 +57,7 @@ Values run_loop(const Node& n, Inputs& in, const Scope& scope, Context& cx) {
   }
   Values result = std::move(carried);
   for (std::size_t k = 0; k < n_scan; ++k) {
-    const DataType t = body.outputs[1 + result.size() + k].type.elem_type;  // typed at load
+    const DataType t = body.outputs[1 + result.size() + k].type.dtype;  // typed at load
     if (scans[k].empty()) {
       result.emplace_back(TensorBuffer(t, Shape{0}, cx.resource).freeze());
     } else {
@@ -96,7 +96,7 @@ Values run_sequence_map(const Node& n, Inputs& in, const Scope& scope, Context& 
   }
   Values result;
   for (std::size_t k = 0; k < outs.size(); ++k) {
-    result.emplace_back(TensorSequence(body.outputs[k].type.elem_type, std::move(outs[k]).persistent()));
+    result.emplace_back(TensorSequence(body.outputs[k].type.dtype, std::move(outs[k]).persistent()));
   }
   return result;
 }

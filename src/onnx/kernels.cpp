@@ -5,6 +5,8 @@
 #include <limits>
 #include <type_traits>
 
+#include <Eigen/Core>
+
 #include "graph.hpp"
 #include "tseq/detail/checked.hpp"
 #include "tseq/onnx/proto.hpp"
@@ -86,9 +88,9 @@ std::vector<std::int64_t> int_list(const Tensor& t, const char* what) {
 
 DataType sequence_empty_dtype(const Node& n) {
   const std::int64_t d = int_attribute(n, "dtype", 1);
-  if (d < 1 || d > 15) {
-    throw TypeError("SequenceEmpty: dtype " + std::to_string(d) +
-                    " is not a sequence element type (valid: 1..15, the TensorProto.DataType codes)");
+  if (!is_dtype_code(d)) {
+    throw TypeError("SequenceEmpty: dtype " + std::to_string(d) + " is not a sequence element type (valid: " +
+                    valid_dtypes() + ")");
   }
   return static_cast<DataType>(d);
 }
@@ -433,7 +435,7 @@ Values concat_from_sequence(const Node& n, Inputs& in, const Scope&, Context& cx
     total = tseq::detail::checked_add(total, static_cast<std::int64_t>(t.size()), "ConcatFromSequence",
                                       "the result's element count");
   }
-  cx.check_tensor(total, s.elem_type(), "ConcatFromSequence");
+  cx.check_tensor(total, s.dtype(), "ConcatFromSequence");
   return one(ops::concat_from_sequence(s, int_attribute(n, "axis", std::nullopt), new_axis, cx.resource));
 }
 
@@ -442,14 +444,14 @@ Values optional(const Node& n, Inputs& in, const Scope&, Context&) {
     Value v = std::move(*in[0]);
     if (v.is_optional()) throw TypeError("Optional: the input is already an optional");
     const ValueType t = v.is_tensor() ? ValueType::optional(ValueType::Kind::Tensor, v.tensor().dtype())
-                                      : ValueType::optional(ValueType::Kind::Sequence, v.sequence().elem_type());
+                                      : ValueType::optional(ValueType::Kind::Sequence, v.sequence().dtype());
     return one(OptionalValue{std::make_shared<const Value>(std::move(v)), t});
   }
   const auto* a = attribute(n, "type");
   if (a == nullptr) throw Error("Optional: without an input the 'type' attribute is required");
   const ValueType elem = from_proto(a->tp(), "Optional type");
   if (elem.kind == ValueType::Kind::Optional) throw TypeError("Optional: an optional cannot hold an optional");
-  return one(OptionalValue{nullptr, ValueType::optional(elem.kind, elem.elem_type)});
+  return one(OptionalValue{nullptr, ValueType::optional(elem.kind, elem.dtype)});
 }
 
 Values optional_has_element(const Node&, Inputs& in, const Scope&, Context& cx) {

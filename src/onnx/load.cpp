@@ -316,7 +316,7 @@ struct TypeScope {
 
 MaybeType element_tensor(const MaybeType& seq) {
   if (!seq || seq->kind != ValueType::Kind::Sequence) return std::nullopt;
-  return ValueType::tensor(seq->elem_type);
+  return ValueType::tensor(seq->dtype);
 }
 
 void infer(Graph& g, const std::vector<MaybeType>& hints, const TypeScope* outer, const std::string& ctx);
@@ -339,7 +339,7 @@ std::vector<MaybeType> output_types(Node& n, const std::vector<MaybeType>& in, c
   } else if (op == "SequenceEmpty") {
     r[0] = ValueType::sequence(sequence_empty_dtype(n));  // checked by check_node
   } else if (op == "SequenceConstruct" || op == "SplitToSequence") {
-    if (auto t = input(0); t && t->kind == ValueType::Kind::Tensor) r[0] = ValueType::sequence(t->elem_type);
+    if (auto t = input(0); t && t->kind == ValueType::Kind::Tensor) r[0] = ValueType::sequence(t->dtype);
   } else if (op == "SequenceAt" || op == "ConcatFromSequence") {
     r[0] = element_tensor(input(0));
   } else if (op == "Constant") {
@@ -352,15 +352,15 @@ std::vector<MaybeType> output_types(Node& n, const std::vector<MaybeType>& in, c
     }
   } else if (op == "Optional") {
     if (auto t = input(0); t && t->kind != ValueType::Kind::Optional) {
-      r[0] = ValueType::optional(t->kind, t->elem_type);
+      r[0] = ValueType::optional(t->kind, t->dtype);
     } else if (const auto* a = attribute(n, "type"); a != nullptr && (n.inputs.empty() || n.inputs[0].empty())) {
       const ValueType e = from_proto(a->tp(), sub_ctx + " attribute 'type'");
-      r[0] = ValueType::optional(e.kind, e.elem_type);
+      r[0] = ValueType::optional(e.kind, e.dtype);
     }
   } else if (op == "OptionalGetElement") {
     if (auto t = input(0))
       r[0] =
-          t->kind == ValueType::Kind::Optional ? ValueType{t->optional_of, t->elem_type, ValueType::Kind::Tensor} : *t;
+          t->kind == ValueType::Kind::Optional ? ValueType{t->optional_of, t->dtype, ValueType::Kind::Tensor} : *t;
   } else if (op == "If") {
     infer(*n.subgraphs.at("then_branch"), {}, &scope, sub_ctx + " attribute 'then_branch'");
     infer(*n.subgraphs.at("else_branch"), {}, &scope, sub_ctx + " attribute 'else_branch'");
@@ -374,7 +374,7 @@ std::vector<MaybeType> output_types(Node& n, const std::vector<MaybeType>& in, c
     const std::size_t carried = hints.size() - 2;
     for (std::size_t k = 0; k < outs; ++k) {
       const ValueType& b = body.outputs[1 + k].type;
-      r[k] = k < carried ? b : ValueType::tensor(b.elem_type);
+      r[k] = k < carried ? b : ValueType::tensor(b.dtype);
     }
   } else if (op == "SequenceMap") {
     Graph& body = *n.subgraphs.at("body");
@@ -384,7 +384,7 @@ std::vector<MaybeType> output_types(Node& n, const std::vector<MaybeType>& in, c
       hints.push_back(t && t->kind == ValueType::Kind::Sequence ? element_tensor(t) : t);
     }
     infer(body, hints, &scope, sub_ctx + " attribute 'body'");
-    for (std::size_t k = 0; k < outs; ++k) r[k] = ValueType::sequence(body.outputs[k].type.elem_type);
+    for (std::size_t k = 0; k < outs; ++k) r[k] = ValueType::sequence(body.outputs[k].type.dtype);
   }
   return r;
 }
@@ -412,7 +412,7 @@ void infer(Graph& g, const std::vector<MaybeType>& hints, const TypeScope* outer
     for (const auto& name : n.inputs) in.push_back(name.empty() ? MaybeType{} : scope.find(name));
     const auto out = output_types(n, in, scope, ctx);
     for (std::size_t k = 0; k < n.outputs.size(); ++k) {
-      if (!n.outputs[k].empty() && out[k] && is_valid(out[k]->elem_type)) scope.types[n.outputs[k]] = *out[k];
+      if (!n.outputs[k].empty() && out[k] && is_valid(out[k]->dtype)) scope.types[n.outputs[k]] = *out[k];
     }
   }
   for (std::size_t i = 0; i < g.outputs.size(); ++i) {

@@ -2,6 +2,8 @@
 
 #include "tseq/onnx/proto.hpp"
 
+#include <Eigen/Core>
+
 #include <bit>
 #include <climits>
 #include <cstring>
@@ -114,7 +116,7 @@ T narrow(std::int32_t v, const std::string& where, std::size_t i) {
   } else {
     if (v < std::numeric_limits<T>::min() || v > std::numeric_limits<T>::max()) {
       fail(where, "int32_data[" + std::to_string(i) + "] = " + std::to_string(v) + " does not fit " +
-                      dtype_name(data_type_of<T>));
+                      dtype_name(dtype_of<T>));
     }
     return static_cast<T>(v);
   }
@@ -129,11 +131,7 @@ Tensor from_proto(const TensorProto& p, std::string_view context, std::pmr::memo
   }
   if (p.has_segment()) fail(where, "segmented tensors are not supported");
   const std::int32_t code = p.data_type();
-  if (code < 1 || code > 15) {
-    fail(where, "data type " + std::to_string(code) +
-                    " is not supported (valid: 1..15: float, uint8, int8, uint16, int16, int32, int64, string, bool, "
-                    "float16, double, uint32, uint64, complex64, complex128)");
-  }
+  if (!is_dtype_code(code)) fail(where, "data type " + std::to_string(code) + " is not supported (valid: " + valid_dtypes() + ")");
   const auto t = static_cast<DataType>(code);
   Shape shape(std::span<const std::int64_t>(p.dims().data(), static_cast<std::size_t>(p.dims_size())));
   std::int64_t count = 0;
@@ -300,7 +298,7 @@ OptionalValue from_proto(const ::onnx::OptionalProto& p, const ValueType& declar
       if (declared.optional_of != ValueType::Kind::Tensor)
         fail(where, "holds a tensor but is declared " + to_string(declared));
       Tensor t = from_proto(p.tensor_value(), where, resource);
-      if (t.dtype() != declared.elem_type) {
+      if (t.dtype() != declared.dtype) {
         throw TypeError(where + ": holds a " + dtype_name(t.dtype()) + " tensor but is declared " +
                         to_string(declared));
       }
@@ -310,7 +308,7 @@ OptionalValue from_proto(const ::onnx::OptionalProto& p, const ValueType& declar
     case ::onnx::OptionalProto::SEQUENCE:
       if (declared.optional_of != ValueType::Kind::Sequence)
         fail(where, "holds a sequence but is declared " + to_string(declared));
-      r.element = std::make_shared<const Value>(from_proto(p.sequence_value(), declared.elem_type, where, resource));
+      r.element = std::make_shared<const Value>(from_proto(p.sequence_value(), declared.dtype, where, resource));
       return r;
     default:
       fail(where, "elem_type " + std::to_string(p.elem_type()) + " is not supported (0, 1 TENSOR or 3 SEQUENCE)");
@@ -320,7 +318,7 @@ OptionalValue from_proto(const ::onnx::OptionalProto& p, const ValueType& declar
 namespace {
 DataType tensor_elem(const ::onnx::TypeProto_Tensor& t, const std::string& where) {
   const std::int32_t c = t.elem_type();
-  if (c < 1 || c > 15) fail(where, "element type " + std::to_string(c) + " is not supported (valid: 1..15)");
+  if (!is_dtype_code(c)) fail(where, "element type " + std::to_string(c) + " is not supported (valid: " + valid_dtypes() + ")");
   return static_cast<DataType>(c);
 }
 }  // namespace
@@ -355,7 +353,7 @@ Value parse_value(std::span<const std::byte> bytes, const ValueType& type, std::
       TensorProto p;
       if (!p.ParseFromArray(bytes.data(), size)) fail(where, "malformed TensorProto");
       Tensor t = from_proto(p, where, resource);
-      if (t.dtype() != type.elem_type) {
+      if (t.dtype() != type.dtype) {
         throw TypeError(where + ": holds a " + dtype_name(t.dtype()) + " tensor but " + to_string(type) +
                         " is declared");
       }
@@ -364,7 +362,7 @@ Value parse_value(std::span<const std::byte> bytes, const ValueType& type, std::
     case ValueType::Kind::Sequence: {
       ::onnx::SequenceProto p;
       if (!p.ParseFromArray(bytes.data(), size)) fail(where, "malformed SequenceProto");
-      return from_proto(p, type.elem_type, where, resource);
+      return from_proto(p, type.dtype, where, resource);
     }
     case ValueType::Kind::Optional: {
       ::onnx::OptionalProto p;

@@ -200,7 +200,7 @@ namespace {
 
 ValueType type_of(const Value& v) {
   if (v.is_tensor()) return ValueType::tensor(v.tensor().dtype());
-  if (v.is_sequence()) return ValueType::sequence(v.sequence().elem_type());
+  if (v.is_sequence()) return ValueType::sequence(v.sequence().dtype());
   return v.optional().type;
 }
 

@@ -2,13 +2,15 @@
 
 #include "tseq/onnx/value.hpp"
 
+#include <Eigen/Core>
+
 #include <cmath>
 #include <complex>
 
 namespace tseq::onnx {
 
 std::string to_string(const ValueType& t) {
-  const std::string tensor = "tensor(" + dtype_name(t.elem_type) + ")";
+  const std::string tensor = "tensor(" + dtype_name(t.dtype) + ")";
   switch (t.kind) {
     case ValueType::Kind::Tensor:
       return tensor;
@@ -23,7 +25,7 @@ std::string to_string(const ValueType& t) {
 std::string describe(const Value& v) {
   if (v.is_tensor()) return "tensor(" + dtype_name(v.tensor().dtype()) + ") of shape " + to_string(v.tensor().shape());
   if (v.is_sequence()) {
-    return "seq(tensor(" + dtype_name(v.sequence().elem_type()) + ")) of length " + std::to_string(v.sequence().size());
+    return "seq(tensor(" + dtype_name(v.sequence().dtype()) + ")) of length " + std::to_string(v.sequence().size());
   }
   const OptionalValue& o = v.optional();
   return o.has_value() ? "optional holding " + describe(*o.element) : "empty optional";
@@ -73,7 +75,7 @@ bool close_tensor(const Tensor& a, const Tensor& b, double rtol, double atol, st
 
 }  // namespace
 
-bool close(const Value& actual, const Value& expected, double rtol, double atol, std::string* why) {
+bool all_close(const Value& actual, const Value& expected, double rtol, double atol, std::string* why) {
   if (actual.index() != expected.index()) {
     if (why) *why = "got " + describe(actual) + ", expected " + describe(expected);
     return false;
@@ -82,7 +84,7 @@ bool close(const Value& actual, const Value& expected, double rtol, double atol,
   if (actual.is_sequence()) {
     const TensorSequence& a = actual.sequence();
     const TensorSequence& b = expected.sequence();
-    if (a.elem_type() != b.elem_type() || a.size() != b.size()) {
+    if (a.dtype() != b.dtype() || a.size() != b.size()) {
       if (why) *why = "got " + describe(actual) + ", expected " + describe(expected);
       return false;
     }
@@ -103,7 +105,7 @@ bool close(const Value& actual, const Value& expected, double rtol, double atol,
   }
   if (!a.has_value()) return true;
   std::string w;
-  if (!close(*a.element, *b.element, rtol, atol, &w)) {
+  if (!all_close(*a.element, *b.element, rtol, atol, &w)) {
     if (why) *why = "optional content: " + w;
     return false;
   }

@@ -16,6 +16,7 @@
 #include "support/alloc_hook.hpp"
 #include "support/counting_resource.hpp"
 #include "support/error_of.hpp"
+#include "tseq/eigen.hpp"
 #include "tseq/ops.hpp"
 
 namespace {
@@ -87,7 +88,7 @@ TEST(Adopt, SharedPtrOwner) {
   const std::weak_ptr<void> watch = owner;
   {
     const Tensor t = Tensor::adopt(DataType::Float, Shape{2, 3}, raw, Device::cpu(), std::move(owner));
-    EXPECT_EQ((t.tensor<float, 2>()(1, 2)), 6.0f);
+    EXPECT_EQ((tseq::eigen_tensor<float, 2>(t)(1, 2)), 6.0f);
     EXPECT_FALSE(watch.expired());
   }
   EXPECT_TRUE(watch.expired());
@@ -152,8 +153,8 @@ TEST(Adopt, PayloadsNotAlignedTo64BytesGiveCorrectViews) {
   const Tensor t = Tensor::adopt(DataType::Float, Shape{3, 4}, p, Device::cpu(), nullptr, nullptr);
   EXPECT_NE(reinterpret_cast<std::uintptr_t>(t.data()) % 64, 0u);
   EXPECT_EQ(t.values<float>()[5], 5.0f);
-  EXPECT_EQ(t.array<float>().sum(), 66.0f);
-  EXPECT_EQ((t.tensor<float, 2>()(2, 3)), 11.0f);
+  EXPECT_EQ(tseq::eigen_array<float>(t).sum(), 66.0f);
+  EXPECT_EQ((tseq::eigen_tensor<float, 2>(t)(2, 3)), 11.0f);
   // Operators that read the payload: split along axis 1, then concatenate back.
   const TensorSequence parts = tseq::ops::split_to_sequence(t, Tensor::scalar<std::int64_t>(2), 1);
   ASSERT_EQ(parts.size(), 2u);
@@ -168,7 +169,7 @@ TEST(Adopt, PayloadsNotAlignedTo64BytesGiveCorrectViews) {
 
 TEST(Adopt, EveryElementTypeButString) {
   Block b;
-  for (DataType d : tseq::all_data_types) {
+  for (DataType d : tseq::all_dtypes) {
     if (d == DataType::String) continue;
     const Tensor t = Tensor::adopt(d, Shape{2, 3}, b.bytes, Device::cpu(), nullptr, nullptr);
     EXPECT_EQ(t.dtype(), d);
@@ -271,7 +272,7 @@ TEST(Device, HandleOnlyOperationsWorkOnAnyDevice) {
   EXPECT_EQ(ops::sequence_length(s).value<std::int64_t>(0), 9);
   const Tensor at = ops::sequence_at(s, 1);
   EXPECT_EQ(at.device(), kGpu);
-  EXPECT_TRUE(at.shares_storage_with(ts[1]));
+  EXPECT_TRUE(at.identical_to(ts[1]));
   std::size_t i = 0;
   const std::vector<std::size_t> expected = {0, 1, 1, 2, 3, 4, 5, 6, 7};
   for (const Tensor& t : s) EXPECT_EQ(t.data(), ts[expected[i++]].data());
@@ -291,8 +292,8 @@ TEST(Device, PayloadReadsThrowNamingTheOperationAndTheDevice) {
   const std::vector<std::pair<std::function<void()>, std::string>> cases = {
       {[&] { (void)g.values<float>(); }, "Tensor::values: the tensor"},
       {[&] { (void)g.value<float>(0); }, "Tensor::values: the tensor"},
-      {[&] { (void)g.array<float>(); }, "Tensor::array: the tensor"},
-      {[&] { (void)g.tensor<float, 1>(); }, "Tensor::tensor: the tensor"},
+      {[&] { (void)tseq::eigen_array<float>(g); }, "tseq::eigen_array: the tensor"},
+      {[&] { (void)tseq::eigen_tensor<float, 1>(g); }, "tseq::eigen_tensor: the tensor"},
       {[&] { (void)g.raw_data(); }, "Tensor::raw_data: the tensor"},
       {[&] { (void)tseq::equal(g, h); }, "equal: the first tensor"},
       {[&] { (void)tseq::equal(h, g); }, "equal: the second tensor"},
@@ -415,7 +416,7 @@ TEST(IntoBuffer, AFailedCopyLeavesTheTensor) {
   CountingResource r;
   r.fail_at(1);
   EXPECT_THROW((void)std::move(t).into_buffer(&r), std::bad_alloc);
-  EXPECT_TRUE(t.shares_storage_with(keep));
+  EXPECT_TRUE(t.identical_to(keep));
   EXPECT_EQ(Tensor().into_buffer().size(), 0u);
 }
 

@@ -10,6 +10,7 @@
 #include "boundary/c_producer.h"
 #include "support/alloc_hook.hpp"
 #include "support/error_of.hpp"
+#include "tseq/eigen.hpp"
 #include "tseq/dlpack.hpp"
 #include "tseq/ops.hpp"
 
@@ -79,7 +80,7 @@ TEST(DLPack, ImportSharesThePayloadAndCallsTheDeleterOnceAtTheLastHandle) {
     EXPECT_EQ(t.data(), data);
     EXPECT_EQ(t.shape(), (Shape{3, 4}));
     EXPECT_EQ(t.dtype(), DataType::Float);
-    EXPECT_EQ((t.tensor<float, 2>()(2, 3)), 11.0f);
+    EXPECT_EQ((tseq::eigen_tensor<float, 2>(t)(2, 3)), 11.0f);
     TensorSequence s = tseq::ops::sequence_construct(std::vector<Tensor>{t, t});
     s = tseq::ops::sequence_erase(std::move(s), 0);
     const Tensor back = tseq::ops::sequence_at(s, 0);
@@ -131,7 +132,7 @@ TEST(DLPack, RoundTripsKeepTheDataPointer) {
     const count_allocations c;
     const Tensor back = tseq::from_dlpack(m);
     EXPECT_EQ(c.delta().allocations, 0);
-    EXPECT_TRUE(back.shares_storage_with(t));
+    EXPECT_TRUE(back.identical_to(t));
   }
   EXPECT_EQ(t.use_count(), 1u);
   // C -> tseq -> DLPack -> tseq: one data pointer throughout; the C deleter runs once, last.

@@ -69,7 +69,7 @@ TEST(Executor, ChainOnAnOwnedSequenceRunsInPlace) {
   EXPECT_LE(c.delta().large_allocations, 1) << "in place: no tree node copied";
   EXPECT_LE(c.delta().allocations, 10);
   ASSERT_EQ(out[0].sequence().size(), 100000u);
-  EXPECT_TRUE(out[0].sequence()[0].shares_storage_with(first));
+  EXPECT_TRUE(out[0].sequence()[0].identical_to(first));
   EXPECT_EQ(out[0].sequence()[7].value<float>(0), -1.f);
 }
 
@@ -206,38 +206,38 @@ TEST(Values, CloseComparesAsTheBackendTestsDo) {
     return Value(Tensor::from_values<float>(Shape{static_cast<std::int64_t>(x.size())}, x));
   };
   std::string why;
-  EXPECT_TRUE(close(v({1.f, 2.f}), v({1.0005f, 2.f}), 1e-3, 1e-7));
-  EXPECT_FALSE(close(v({1.f, 2.f}), v({1.01f, 2.f}), 1e-3, 1e-7, &why));
+  EXPECT_TRUE(all_close(v({1.f, 2.f}), v({1.0005f, 2.f}), 1e-3, 1e-7));
+  EXPECT_FALSE(all_close(v({1.f, 2.f}), v({1.01f, 2.f}), 1e-3, 1e-7, &why));
   EXPECT_NE(why.find("element 0 differs"), std::string::npos) << why;
-  EXPECT_TRUE(close(v({nan, inf}), v({nan, inf}), 1e-3, 1e-7)) << "NaN matches NaN, as numpy's equal_nan";
-  EXPECT_FALSE(close(v({inf}), v({-inf}), 1e-3, 1e-7));
-  EXPECT_FALSE(close(v({1.f}), v({1.f, 2.f}), 1e-3, 1e-7, &why));
+  EXPECT_TRUE(all_close(v({nan, inf}), v({nan, inf}), 1e-3, 1e-7)) << "NaN matches NaN, as numpy's equal_nan";
+  EXPECT_FALSE(all_close(v({inf}), v({-inf}), 1e-3, 1e-7));
+  EXPECT_FALSE(all_close(v({1.f}), v({1.f, 2.f}), 1e-3, 1e-7, &why));
   EXPECT_EQ(why, "shape [1], expected [2]");
-  EXPECT_FALSE(close(v({1.f}), Value(Tensor::scalar(1.0)), 1e-3, 1e-7, &why));
+  EXPECT_FALSE(all_close(v({1.f}), Value(Tensor::scalar(1.0)), 1e-3, 1e-7, &why));
   EXPECT_EQ(why, "dtype float, expected double");
   const Value c = Tensor::scalar(std::complex<double>(1, 2));
-  EXPECT_TRUE(close(c, Value(Tensor::scalar(std::complex<double>(1, 2.000001))), 1e-3, 1e-7));
-  EXPECT_FALSE(close(c, Value(Tensor::scalar(std::complex<double>(1, 3))), 1e-3, 1e-7));
-  EXPECT_TRUE(close(Value(Tensor::scalar(std::string("a"))), Value(Tensor::scalar(std::string("a"))), 0, 0));
+  EXPECT_TRUE(all_close(c, Value(Tensor::scalar(std::complex<double>(1, 2.000001))), 1e-3, 1e-7));
+  EXPECT_FALSE(all_close(c, Value(Tensor::scalar(std::complex<double>(1, 3))), 1e-3, 1e-7));
+  EXPECT_TRUE(all_close(Value(Tensor::scalar(std::string("a"))), Value(Tensor::scalar(std::string("a"))), 0, 0));
 
   const Value s1 = big_sequence(3);
-  EXPECT_TRUE(close(s1, Value(big_sequence(3)), 1e-3, 1e-7));
-  EXPECT_FALSE(close(s1, Value(big_sequence(4)), 1e-3, 1e-7, &why));
+  EXPECT_TRUE(all_close(s1, Value(big_sequence(3)), 1e-3, 1e-7));
+  EXPECT_FALSE(all_close(s1, Value(big_sequence(4)), 1e-3, 1e-7, &why));
   EXPECT_EQ(why, "got seq(tensor(float)) of length 3, expected seq(tensor(float)) of length 4");
   const Value other = TensorSequence(
       DataType::Float, std::vector<Tensor>{Tensor::scalar(0.f), Tensor::scalar(1.f), Tensor::scalar(5.f)});
-  EXPECT_FALSE(close(s1, other, 1e-3, 1e-7, &why));
+  EXPECT_FALSE(all_close(s1, other, 1e-3, 1e-7, &why));
   EXPECT_EQ(why.rfind("sequence element 2: ", 0), 0u) << why;
 
   const ValueType ot = ValueType::optional(ValueType::Kind::Sequence, DataType::Float);
   const Value empty = OptionalValue{nullptr, ot};
   const Value full = OptionalValue{std::make_shared<const Value>(s1), ot};
-  EXPECT_TRUE(close(empty, Value(OptionalValue{nullptr, ot}), 0, 0));
-  EXPECT_FALSE(close(empty, full, 0, 0, &why));
+  EXPECT_TRUE(all_close(empty, Value(OptionalValue{nullptr, ot}), 0, 0));
+  EXPECT_FALSE(all_close(empty, full, 0, 0, &why));
   EXPECT_EQ(why, "got empty optional, expected optional holding seq(tensor(float)) of length 3");
-  EXPECT_FALSE(close(full, Value(OptionalValue{std::make_shared<const Value>(other), ot}), 1e-3, 1e-7, &why));
+  EXPECT_FALSE(all_close(full, Value(OptionalValue{std::make_shared<const Value>(other), ot}), 1e-3, 1e-7, &why));
   EXPECT_EQ(why.rfind("optional content: sequence element 2", 0), 0u) << why;
-  EXPECT_FALSE(close(full, s1, 0, 0, &why));
+  EXPECT_FALSE(all_close(full, s1, 0, 0, &why));
   EXPECT_EQ(why, "got optional holding seq(tensor(float)) of length 3, expected seq(tensor(float)) of length 3");
   EXPECT_EQ(to_string(ValueType::optional(ValueType::Kind::Tensor, DataType::Int8)), "optional(tensor(int8))");
 }

@@ -8,6 +8,7 @@
 
 #include "onnx/onnx-data_pb.h"
 #include "onnx/onnx_pb.h"
+#include "tseq/eigen.hpp"
 #include "tseq/onnx/proto.hpp"
 
 namespace {
@@ -77,7 +78,7 @@ TensorProto typed(const Tensor& x) {
 }
 
 TEST(OnnxProto, EveryTypeRoundTripsThroughRawAndTypedFields) {
-  for (DataType t : all_data_types) {
+  for (DataType t : all_dtypes) {
     const Tensor x = sample(t);
     TensorProto p;
     to_proto(x, p, "x");
@@ -186,7 +187,7 @@ TEST(OnnxProto, Sequences) {
   empty.set_elem_type(::onnx::SequenceProto::TENSOR);
   const TensorSequence e = from_proto(empty, DataType::Int64, "s.pb");
   EXPECT_TRUE(e.empty());
-  EXPECT_EQ(e.elem_type(), DataType::Int64) << "an empty sequence takes its type from the declaration";
+  EXPECT_EQ(e.dtype(), DataType::Int64) << "an empty sequence takes its type from the declaration";
 
   ::onnx::SequenceProto two;
   to_proto(TensorSequence(DataType::Float, std::vector<Tensor>{sample(DataType::Float), sample(DataType::Float)}), two);

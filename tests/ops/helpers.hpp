@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "tseq/eigen.hpp"
 #include "tseq/ops.hpp"
 
 namespace tseq_test {
@@ -50,13 +51,13 @@ void expect_error(const std::function<void()>& f, const std::string& message) {
   }
 }
 
-// The sequence's tensors, as handles (to compare identity with shares_storage_with).
+// The sequence's tensors, as handles (to compare identity with identical_to).
 inline std::vector<tseq::Tensor> handles(const tseq::TensorSequence& s) { return {s.begin(), s.end()}; }
 
 inline void expect_same_tensors(const tseq::TensorSequence& s, const std::vector<tseq::Tensor>& expected) {
   ASSERT_EQ(s.size(), expected.size());
   for (std::size_t i = 0; i < expected.size(); ++i) {
-    EXPECT_TRUE(s[i].shares_storage_with(expected[i])) << "tensor " << i << " is " << s[i];
+    EXPECT_TRUE(s[i].identical_to(expected[i])) << "tensor " << i << " is " << s[i];
   }
 }
 

@@ -23,14 +23,14 @@ bool same(const TensorSequence& s, const Model& m) {
   if (s.size() != m.size()) return false;
   std::size_t i = 0;
   for (const Tensor& t : s) {
-    if (!t.shares_storage_with(m[i++])) return false;
+    if (!t.identical_to(m[i++])) return false;
   }
   return true;
 }
 
 void run(std::uint64_t seed, int steps) {
   std::mt19937_64 rng(seed);
-  const DataType t = all_data_types[rng() % 15];
+  const DataType t = all_dtypes[rng() % 15];
   std::vector<Tensor> pool;
   for (int i = 0; i < 50; ++i) pool.push_back(tseq_test::tagged(t, i));
   TensorSequence s = sequence_empty(t);
@@ -79,13 +79,13 @@ void run(std::uint64_t seed, int steps) {
         ASSERT_EQ(sequence_length(s).value<std::int64_t>(0), n);
         if (n > 0) {
           const auto [p, q] = position(n);
-          ASSERT_TRUE(sequence_at(s, tseq_test::i64(q)).shares_storage_with(m[static_cast<std::size_t>(p)]));
+          ASSERT_TRUE(sequence_at(s, tseq_test::i64(q)).identical_to(m[static_cast<std::size_t>(p)]));
         }
         break;
       }
     }
     ASSERT_TRUE(same(s, m)) << "seed " << seed << " step " << step;
-    ASSERT_EQ(s.elem_type(), t);
+    ASSERT_EQ(s.dtype(), t);
     if (rng() % 10 == 0) {
       history.emplace_back(s, m);
       if (history.size() > 20) history.pop_front();

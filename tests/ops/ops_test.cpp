@@ -36,7 +36,7 @@ TEST_F(EraseExample, test_cc_sequence_erase_default) {
   ASSERT_EQ(out.size(), 2u);
   EXPECT_TRUE(equal(out[0], f23({-1.f, 0.f, 1.5f, -2.25f, 3.5f, -4.75f})));
   EXPECT_TRUE(equal(out[1], f23({0, 1, 2, 3, 4, 5})));
-  EXPECT_EQ(out.elem_type(), DataType::Float);
+  EXPECT_EQ(out.dtype(), DataType::Float);
 }
 
 TEST_F(EraseExample, test_cc_sequence_erase_neg) {
@@ -69,8 +69,8 @@ class EveryType : public ::testing::TestWithParam<DataType> {
 TEST_P(EveryType, EmptyConstructLength) {
   const TensorSequence e = sequence_empty(t);
   EXPECT_TRUE(e.empty());
-  EXPECT_EQ(e.elem_type(), t);
-  EXPECT_EQ(s.elem_type(), t);
+  EXPECT_EQ(e.dtype(), t);
+  EXPECT_EQ(s.dtype(), t);
   expect_same_tensors(s, x);
   EXPECT_EQ(sequence_length(s).value<std::int64_t>(0), 3);
   EXPECT_EQ(sequence_length(s).rank(), 0u);
@@ -86,14 +86,14 @@ TEST_P(EveryType, EraseAtBoundaries) {
       std::vector<Tensor> expected;
       for (int k : keep) expected.push_back(x[static_cast<std::size_t>(k)]);
       expect_same_tensors(out, expected);
-      EXPECT_EQ(out.elem_type(), t);
+      EXPECT_EQ(out.dtype(), t);
     }
   }
   expect_same_tensors(sequence_erase(s), {x[0], x[1]});
   const TensorSequence one = sequence_construct(std::vector<Tensor>{x[0]});
   const TensorSequence none = sequence_erase(one);
   EXPECT_TRUE(none.empty());
-  EXPECT_EQ(none.elem_type(), t) << "erasing the only tensor keeps the element type";
+  EXPECT_EQ(none.dtype(), t) << "erasing the only tensor keeps the element type";
   expect_same_tensors(s, x);
 }
 
@@ -120,7 +120,7 @@ TEST_P(EveryType, AtBoundaries) {
   const std::vector<std::pair<std::int64_t, int>> cases = {{-3, 0}, {-1, 2}, {0, 0}, {2, 2}, {1, 1}};
   for (const auto& [p, k] : cases) {
     for (const Tensor& pos : position_forms(p)) {
-      EXPECT_TRUE(sequence_at(s, pos).shares_storage_with(x[static_cast<std::size_t>(k)]));
+      EXPECT_TRUE(sequence_at(s, pos).identical_to(x[static_cast<std::size_t>(k)]));
     }
   }
 }
@@ -136,7 +136,7 @@ TEST_P(EveryType, InPlaceOverloadsGiveTheSameResult) {
   expect_same_tensors(sequence_erase(sequence_insert(s, y, i64(1)), i64(-1)), {x[0], y, x[1]});
 }
 
-INSTANTIATE_TEST_SUITE_P(Ops, EveryType, ::testing::ValuesIn(all_data_types),
+INSTANTIATE_TEST_SUITE_P(Ops, EveryType, ::testing::ValuesIn(all_dtypes),
                          [](const auto& info) { return dtype_name(info.param); });
 
 // Every error of the semantics reference, with its type and message.
@@ -237,7 +237,7 @@ TEST(OpsCost, EraseInAMillionCopiesNoPayload) {
   TensorSequence::container_type::builder b;
   const Tensor shared = tagged(DataType::Float, 1);
   for (int i = 0; i < 1'000'000; ++i) b.push_back(i % 1000 == 0 ? tagged(DataType::Float, i) : shared);
-  const TensorSequence s = SequenceAccess::make(DataType::Float, std::move(b).persistent());
+  const TensorSequence s = TensorSequence(DataType::Float, std::move(b).persistent());
   const std::size_t uses = shared.use_count();
   const Tensor mid = i64(500'000);
   const Tensor back7 = i64(-7);
@@ -245,21 +245,21 @@ TEST(OpsCost, EraseInAMillionCopiesNoPayload) {
   tseq_test::count_allocations c;
   const TensorSequence out = sequence_erase(s, mid);
   const long allocations = c.delta().allocations;
-  EXPECT_LE(allocations, static_cast<long>(s.tensors().height()) + 1) << "path nodes and the holder only";
+  EXPECT_LE(allocations, static_cast<long>(s.tensors().levels()) + 1) << "path nodes and the holder only";
   EXPECT_EQ(out.size(), 999'999u);
   // Handles to the leaf's other 31 tensors were copied; no tensor payload was.
   EXPECT_LE(shared.use_count(), uses + 31);
-  EXPECT_TRUE(out[0].shares_storage_with(s[0]));
-  EXPECT_TRUE(out[500'000].shares_storage_with(s[500'001]));
-  EXPECT_TRUE(out[999'998].shares_storage_with(s[999'999]));
+  EXPECT_TRUE(out[0].identical_to(s[0]));
+  EXPECT_TRUE(out[500'000].identical_to(s[500'001]));
+  EXPECT_TRUE(out[999'998].identical_to(s[999'999]));
 
   tseq_test::count_allocations c2;
   const TensorSequence ins = sequence_insert(s, shared, back7);
-  EXPECT_LE(c2.delta().allocations, 2 * static_cast<long>(s.tensors().height()) + 2);
+  EXPECT_LE(c2.delta().allocations, 2 * static_cast<long>(s.tensors().levels()) + 2);
   tseq_test::count_allocations c3;
   const Tensor at = sequence_at(s, last);
   EXPECT_EQ(c3.delta().allocations, 0);
-  EXPECT_TRUE(at.shares_storage_with(s[999'999]));
+  EXPECT_TRUE(at.identical_to(s[999'999]));
 }
 
 TEST(OpsCost, InPlaceEraseAllocatesNothing) {

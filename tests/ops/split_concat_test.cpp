@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ops/helpers.hpp"
+#include "tseq/eigen.hpp"
 #include "tseq/ops.hpp"
 
 namespace {
@@ -57,7 +58,7 @@ TEST(SplitToSequence, ListSplit) {
   EXPECT_EQ(s[0].shape(), (Shape{1, 6}));
   EXPECT_EQ(s[1].shape(), (Shape{2, 6}));
   EXPECT_FLOAT_EQ(s[1].value<float>(0), 6.f);
-  EXPECT_FALSE(s[0].shares_storage_with(x)) << "new payloads";
+  EXPECT_FALSE(s[0].identical_to(x)) << "new payloads";
 }
 
 TEST(SplitToSequence, ZeroLengthPieces) {
@@ -70,7 +71,7 @@ TEST(SplitToSequence, ZeroLengthPieces) {
   expect_tensors(m, {floats({0}, {}), floats({3}, {0, 1, 2}), floats({0}, {})});
   const TensorSequence none = split_to_sequence(x);
   EXPECT_TRUE(none.empty());
-  EXPECT_EQ(none.elem_type(), DataType::Float);
+  EXPECT_EQ(none.dtype(), DataType::Float);
   EXPECT_TRUE(split_to_sequence(x, Tensor::from_values<std::int64_t>(Shape{0}, std::vector<std::int64_t>{})).empty());
   EXPECT_TRUE(split_to_sequence(x, i64(3)).empty());
 }
@@ -161,7 +162,7 @@ TEST(ConcatFromSequence, Errors) {
 
 // Split then concat gives the input back, for every element type.
 TEST(SplitConcat, RoundTripEveryType) {
-  for (DataType t : all_data_types) {
+  for (DataType t : all_dtypes) {
     const Tensor x = visit_dtype(t, [&](auto tag) {
       using T = typename decltype(tag)::type;
       std::vector<T> v(24);
@@ -182,7 +183,7 @@ TEST(SplitConcat, RoundTripEveryType) {
     });
     for (std::int64_t axis : {0, 1, 2, -1}) {
       const TensorSequence pieces = split_to_sequence(x, {}, axis, 1);
-      EXPECT_EQ(pieces.elem_type(), t);
+      EXPECT_EQ(pieces.dtype(), t);
       EXPECT_TRUE(equal(concat_from_sequence(pieces, axis), x)) << dtype_name(t) << " axis " << axis;
       const TensorSequence squeezed = split_to_sequence(x, {}, axis, 0);
       EXPECT_TRUE(equal(concat_from_sequence(squeezed, axis, 1), x)) << dtype_name(t) << " axis " << axis;

@@ -1,7 +1,7 @@
-// Model-based property tests: random scripts of every rrb_vector operation checked against a
-// std::vector after each step, with check_invariants() after each step and older versions
-// re-checked against their snapshots. The seed of a failing script is printed; rerun one with
-// TSEQ_SEED=<seed>. TSEQ_PROPERTY_SCALE=<k> runs k times as many seeds.
+// Model-based property tests: random scripts of every rrb_vector operation and the builder,
+// checked against a std::vector after each step, with check_invariants() after each step and
+// older versions re-checked against their snapshots, at branching 4, 8 and 32. The seed of a failing script is printed;
+// rerun one with TSEQ_SEED=<seed>. TSEQ_PROPERTY_SCALE=<k> runs k times as many seeds.
 
 #include <gtest/gtest.h>
 
@@ -57,7 +57,7 @@ void expect_matches(const V& v, const Model& m, bool full, std::mt19937_64& rng)
   }
 }
 
-enum class Op { push, pop, set, insert, erase, erase_range, take, drop, concat_other, concat_self, kCount };
+enum class Op { push, pop, set, insert, erase, erase_range, take, drop, concat_other, concat_self, builder, kCount };
 
 template <unsigned Bits>
 struct Script {
@@ -88,7 +88,7 @@ struct Script {
     const auto op = static_cast<Op>(pick(static_cast<std::size_t>(Op::kCount)));
     if (trace) {
       std::printf("op %d in_place %d size %zu height %u\n", static_cast<int>(op), in_place ? 1 : 0, m.size(),
-                  v.height());
+                  v.levels());
     }
     auto apply = [&](auto&& f) { v = in_place ? f(std::move(v)) : f(std::as_const(v)); };
     const std::size_t n = m.size();
@@ -169,6 +169,20 @@ struct Script {
         v = v + v;
         m.insert(m.end(), m.begin(), m.end());
         break;
+      case Op::builder: {  // a builder started from v, pushed past a leaf boundary or two
+        typename V::builder b(v);
+        const std::size_t k = std::min(pick(2 * V::branching + 2), max_size - std::min(max_size, n));
+        for (std::size_t j = 0; j < k; ++j) {
+          b.push_back(next);
+          m.push_back(next++);
+        }
+        if (b.size() != m.size()) {
+          ADD_FAILURE() << "builder size " << b.size() << " != " << m.size();
+          return;
+        }
+        v = in_place ? std::move(b).persistent() : b.persistent();
+        break;
+      }
       case Op::kCount:
         break;
     }
@@ -218,15 +232,15 @@ void run_seeds(std::uint64_t base, std::uint64_t count, std::size_t steps, std::
 }
 
 // Branching 4: deep trees from few elements find rebalancing bugs fastest.
-TEST(RrbModel, Branching4SmallSizes) { run_seeds<2>(1, 60, 3000, 300, 40); }
-TEST(RrbModel, Branching4MediumSizes) { run_seeds<2>(2, 10, 3000, 20000, 2000); }
-TEST(RrbModel, Branching8) { run_seeds<3>(3, 20, 3000, 5000, 500); }
+TEST(RrbModel, ScriptsMatchStdVectorAtBranching4SmallSizes) { run_seeds<2>(1, 60, 3000, 300, 40); }
+TEST(RrbModel, ScriptsMatchStdVectorAtBranching4MediumSizes) { run_seeds<2>(2, 10, 3000, 20000, 2000); }
+TEST(RrbModel, ScriptsMatchStdVectorAtBranching8) { run_seeds<3>(3, 20, 3000, 5000, 500); }
 // Branching 32 (the default) across the 32, 1024 and 32768 boundaries.
-TEST(RrbModel, Branching32CrossingLevels) { run_seeds<5>(4, 10, 3000, 70000, 40000); }
-TEST(RrbModel, Branching32Small) { run_seeds<5>(5, 40, 2000, 200, 30); }
+TEST(RrbModel, ScriptsMatchStdVectorAtBranching32AcrossLevelBoundaries) { run_seeds<5>(4, 10, 3000, 70000, 40000); }
+TEST(RrbModel, ScriptsMatchStdVectorAtBranching32SmallSizes) { run_seeds<5>(5, 40, 2000, 200, 30); }
 
 // Over 10^6 elements: doubling by self-concatenation, then random edits at that size.
-TEST(RrbModel, Branching32OverAMillion) {
+TEST(RrbModel, ScriptsMatchStdVectorAtBranching32OverAMillionElements) {
   for (std::uint64_t seed : seeds(6, 2)) {
     Script<5> script(seed);
     auto [v, m] = script.fresh(1000);
@@ -241,8 +255,9 @@ TEST(RrbModel, Branching32OverAMillion) {
       expect_matches(v, m, s % 400 == 0, script.rng);
       ASSERT_FALSE(::testing::Test::HasFailure()) << "seed " << seed << " step " << s;
     }
-    v.check_invariants();
+    ASSERT_NO_THROW(v.check_invariants()) << "seed " << seed;
     expect_matches(v, m, true, script.rng);
+    ASSERT_FALSE(::testing::Test::HasFailure()) << "seed " << seed;
   }
 }
 
@@ -266,29 +281,32 @@ void slice_concat_history(std::uint64_t seed, int rounds) {
     n2.insert(n2.end(), m.begin() + static_cast<std::ptrdiff_t>(lo), m.begin() + static_cast<std::ptrdiff_t>(hi));
     n2.insert(n2.end(), m.begin(), m.begin() + static_cast<std::ptrdiff_t>(lo));
     m = std::move(n2);
-    max_height = std::max(max_height, v.height());
+    max_height = std::max(max_height, v.levels());
     if (r % 50 == 0) {
       ASSERT_NO_THROW(v.check_invariants()) << "seed " << seed << " round " << r;
     }
   }
-  v.check_invariants();
-  ASSERT_TRUE(std::equal(v.begin(), v.end(), m.begin()));
-  EXPECT_LE(max_height, V::height_bound(m.size()));
+  ASSERT_NO_THROW(v.check_invariants()) << "seed " << seed;
+  ASSERT_TRUE(std::equal(v.begin(), v.end(), m.begin())) << "seed " << seed;
+  EXPECT_LE(max_height, V::levels_bound(m.size())) << "seed " << seed;
 }
 
-TEST(RrbBalance, SliceConcatHistoryStaysShallow) {
+TEST(RrbBalance, SliceConcatHistoryStaysWithinTheLevelsBound) {
   slice_concat_history<5>(11, 3000);
+  slice_concat_history<3>(14, 2000);
   slice_concat_history<2>(12, 3000);
 }
 
-// Every leaf but the last holds at least B/2 elements, whatever the history (fill bound).
-TEST(RrbBalance, FillBoundAfterRandomEdits) {
-  using V = tseq::rrb_vector<int>;
-  std::mt19937_64 rng(13);
-  Model m(100000);
+// Every leaf but the last two (the tree's rightmost and the tail) holds at least B/2 elements,
+// whatever the history (the fill bound), so n elements take at most n / (B/2) + 2 leaves.
+template <unsigned Bits>
+void fill_bound_after_random_edits(std::uint64_t seed, std::size_t n, int steps) {
+  using V = tseq::rrb_vector<int, Bits>;
+  std::mt19937_64 rng(seed);
+  Model m(n);
   std::iota(m.begin(), m.end(), 0);
   V v(m.begin(), m.end());
-  for (int s = 0; s < 100000; ++s) {
+  for (int s = 0; s < steps; ++s) {
     if (rng() % 2 && !m.empty()) {
       const std::size_t i = rng() % m.size();
       v = std::move(v).erase(i);
@@ -299,22 +317,28 @@ TEST(RrbBalance, FillBoundAfterRandomEdits) {
       m.insert(m.begin() + static_cast<std::ptrdiff_t>(i), s);
     }
   }
-  v.check_invariants();
-  ASSERT_TRUE(std::equal(v.begin(), v.end(), m.begin()));
+  ASSERT_NO_THROW(v.check_invariants()) << "Bits " << Bits << " seed " << seed;
+  ASSERT_TRUE(std::equal(v.begin(), v.end(), m.begin())) << "Bits " << Bits << " seed " << seed;
   std::size_t chunks = 0;
   std::size_t small = 0;
   v.for_each_chunk([&](const int* f, const int* l) {
     ++chunks;
     if (static_cast<std::size_t>(l - f) < V::min_fill) ++small;
   });
-  EXPECT_LE(small, 2u);  // only the last leaf of the tree and the tail may be small
-  EXPECT_LE(chunks, m.size() / V::min_fill + 2);
-  EXPECT_LE(v.height(), V::height_bound(m.size()));
+  EXPECT_LE(small, 2u) << "Bits " << Bits << " seed " << seed;  // only the tree's last leaf and the tail
+  EXPECT_LE(chunks, m.size() / V::min_fill + 2) << "Bits " << Bits << " seed " << seed;
+  EXPECT_LE(v.levels(), V::levels_bound(m.size())) << "Bits " << Bits << " seed " << seed;
+}
+
+TEST(RrbBalance, EveryLeafButTheLastTwoIsHalfFullAfterRandomEdits) {
+  fill_bound_after_random_edits<2>(15, 20000, 30000);
+  fill_bound_after_random_edits<3>(16, 20000, 30000);
+  fill_bound_after_random_edits<5>(13, 100000, 100000);
 }
 
 // In-place random inserts share a full leaf's elements with a sibling that has room before
 // splitting it (B*-tree style), so leaves stay well above the 69% a plain B-tree averages.
-TEST(RrbBalance, InPlaceInsertsKeepLeavesFull) {
+TEST(RrbBalance, InPlaceInsertsKeepTheAverageLeafOverEightyPercentFull) {
   using V = tseq::rrb_vector<int>;
   std::mt19937_64 rng(17);
   Model m(1000);

@@ -1,157 +1,265 @@
 // API behaviour of tseq::rrb_vector: construction, access, errors, iterators, persistence.
+// Typed tests, run at branching 4, 8 and 32 (Bits 2, 3, 5): sizes are computed from
+// V::branching so that every test works on trees of several levels at each branching.
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
+#include <cstddef>
 #include <iterator>
+#include <limits>
 #include <numeric>
 #include <ranges>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "support/error_of.hpp"
 #include "tseq/rrb_vector.hpp"
 
 namespace {
 
 using tseq::rrb_vector;
+using tseq_test::error_of;
 
 template <class V>
 std::vector<int> to_std(const V& v) {
   return std::vector<int>(v.begin(), v.end());
 }
 
-std::vector<int> iota(int n, int from = 0) {
-  std::vector<int> r(static_cast<std::size_t>(n));
+std::vector<int> iota(std::size_t n, int from = 0) {
+  std::vector<int> r(n);
   std::iota(r.begin(), r.end(), from);
   return r;
 }
 
 template <class V>
-V make(int n, int from = 0) {
+V make(std::size_t n, int from = 0) {
   auto s = iota(n, from);
   return V(s.begin(), s.end());
 }
 
-static_assert(std::random_access_iterator<rrb_vector<int>::const_iterator>);
-static_assert(std::ranges::random_access_range<rrb_vector<int>>);
-static_assert(sizeof(rrb_vector<int>) == sizeof(void*), "a vector is one counted handle");
+int as_int(std::size_t i) { return static_cast<int>(i); }
+std::ptrdiff_t as_diff(std::size_t i) { return static_cast<std::ptrdiff_t>(i); }
 
-TEST(RrbVector, EmptyVector) {
-  const rrb_vector<int> v;
+// Element counts for a vector built from a range (full leaves, the last 1..B elements in the
+// tail) whose tree has exactly `levels` levels: more than B^(levels-1) elements in the tree,
+// at most B^levels; `extra` more in the tail.
+template <class V>
+constexpr std::size_t with_levels(unsigned levels, std::size_t extra) {
+  std::size_t tree = 1;
+  for (unsigned l = 0; l < levels; ++l) tree *= V::branching;
+  return tree + extra;
+}
+
+template <class V>
+struct sizes {
+  static constexpr std::size_t B = V::branching;
+  // Three levels at every branching: 3 B^2 elements in the tree, B/2 in the tail.
+  static constexpr std::size_t n3 = 3 * B * B + B / 2;
+  // Four levels: B^3 + B elements in the tree.
+  static constexpr std::size_t n4 = with_levels<V>(3, 2 * B + B / 2);
+};
+
+template <unsigned Bits>
+struct bits {
+  static constexpr unsigned value = Bits;
+};
+
+template <class P>
+class RrbVector : public ::testing::Test {
+ protected:
+  using V = rrb_vector<int, P::value>;
+  static_assert(std::random_access_iterator<typename V::const_iterator>);
+  static_assert(std::ranges::random_access_range<V>);
+  static_assert(sizeof(V) == sizeof(void*), "a vector is one counted handle");
+};
+
+using Branchings = ::testing::Types<bits<2>, bits<3>, bits<5>>;
+
+class BranchingName {
+ public:
+  template <class P>
+  static std::string GetName(int) {
+    return "B" + std::to_string(1u << P::value);
+  }
+};
+
+TYPED_TEST_SUITE(RrbVector, Branchings, BranchingName);
+
+TYPED_TEST(RrbVector, EmptyVectorHasNoElementsAndCheckedAccessThrows) {
+  using V = typename TestFixture::V;
+  const V v;
   EXPECT_EQ(v.size(), 0u);
   EXPECT_TRUE(v.empty());
   EXPECT_EQ(v.begin(), v.end());
-  EXPECT_EQ(v.height(), 0u);
+  EXPECT_EQ(v.levels(), 0u);
   EXPECT_THROW((void)v.at(0), std::out_of_range);
   EXPECT_THROW((void)v.front(), std::out_of_range);
   EXPECT_THROW((void)v.back(), std::out_of_range);
   EXPECT_THROW((void)v.pop_back(), std::out_of_range);
   EXPECT_THROW((void)v.erase(0), std::out_of_range);
+  EXPECT_EQ(error_of<std::out_of_range>([&] { (void)v.at(3); }), "rrb_vector::at: index 3 on an empty vector");
   EXPECT_EQ(v.take(5).size(), 0u);
   EXPECT_EQ(v.drop(5).size(), 0u);
-  EXPECT_EQ(v, rrb_vector<int>{});
+  EXPECT_EQ(v, V{});
   v.check_invariants();
 }
 
-TEST(RrbVector, InitializerListAndRange) {
-  const rrb_vector<int> a{1, 2, 3};
+TYPED_TEST(RrbVector, RangeConstructionKeepsOrderAtEveryLevelCount) {
+  using V = typename TestFixture::V;
+  constexpr std::size_t B = V::branching;
+  const V a{1, 2, 3};
   EXPECT_EQ(to_std(a), (std::vector<int>{1, 2, 3}));
-  for (int n : {1, 31, 32, 33, 64, 1000, 1025, 40000}) {
-    auto v = make<rrb_vector<int>>(n);
+  // Around each boundary: one leaf, a tree of one leaf, of one level of inner nodes, of two.
+  const std::size_t ns[] = {1, B - 1, B, B + 1, 2 * B, B * B, B * B + 1, B * B + B + 1, sizes<V>::n4};
+  for (std::size_t n : ns) {
+    const auto v = make<V>(n);
     v.check_invariants();
     EXPECT_EQ(to_std(v), iota(n)) << n;
     EXPECT_EQ(v.front(), 0);
-    EXPECT_EQ(v.back(), n - 1);
+    EXPECT_EQ(v.back(), as_int(n) - 1);
+    EXPECT_LE(v.levels(), V::levels_bound(n));
   }
+  EXPECT_EQ(make<V>(B).levels(), 0u) << "B elements are one leaf, the tail";
+  EXPECT_EQ(make<V>(B + 1).levels(), 1u);
+  EXPECT_EQ(make<V>(B * B + 1).levels(), 2u);
+  EXPECT_EQ(make<V>(B * B + B + 1).levels(), 3u);
+  EXPECT_EQ(make<V>(sizes<V>::n4).levels(), 4u);
 }
 
-TEST(RrbVector, IndexAndAt) {
-  auto v = make<rrb_vector<int>>(5000);
-  for (int i = 0; i < 5000; i += 7) {
-    EXPECT_EQ(v[static_cast<std::size_t>(i)], i);
-    EXPECT_EQ(v.at(static_cast<std::size_t>(i)), i);
+TYPED_TEST(RrbVector, IndexAndAtReturnEveryElementAndAtNamesTheBadIndex) {
+  using V = typename TestFixture::V;
+  constexpr std::size_t n = sizes<V>::n3;
+  const auto v = make<V>(n);
+  ASSERT_EQ(v.levels(), 3u);
+  for (std::size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(v[i], as_int(i));
+    ASSERT_EQ(v.at(i), as_int(i));
   }
-  try {
-    (void)v.at(5000);
-    FAIL() << "expected out_of_range";
-  } catch (const std::out_of_range& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "rrb_vector::at: index 5000 is out of range [0, 4999] for a vector of 5000 elements");
-  }
+  EXPECT_EQ(error_of<std::out_of_range>([&] { (void)v.at(n); }),
+            "rrb_vector::at: index " + std::to_string(n) + " is out of range [0, " + std::to_string(n - 1) +
+                "] for a vector of " + std::to_string(n) + " elements");
+  EXPECT_EQ(error_of<std::out_of_range>([&] { (void)v.at(static_cast<std::size_t>(-1)); }),
+            "rrb_vector::at: index " + std::to_string(static_cast<std::size_t>(-1)) + " is out of range [0, " +
+                std::to_string(n - 1) + "] for a vector of " + std::to_string(n) + " elements");
 }
 
-TEST(RrbVector, CheckedUpdatesThrowAndLeaveInputAlone) {
-  const auto v = make<rrb_vector<int>>(100);
-  EXPECT_THROW((void)v.set(100, 1), std::out_of_range);
-  EXPECT_THROW((void)v.insert(101, 1), std::out_of_range);
-  EXPECT_THROW((void)v.erase(100), std::out_of_range);
-  EXPECT_THROW((void)v.erase(5, 4), std::out_of_range);
-  EXPECT_THROW((void)v.erase(5, 101), std::out_of_range);
-  auto moved = v;
-  EXPECT_THROW((void)std::move(moved).erase(100), std::out_of_range);
-  EXPECT_EQ(moved.size(), 100u) << "argument errors are detected before anything is moved";
-  EXPECT_EQ(to_std(v), iota(100));
-  try {
-    (void)v.insert(200, 0);
-  } catch (const std::out_of_range& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "rrb_vector::insert: position 200 is out of range [0, 100] for a vector of 100 elements");
-  }
+// Every checked update, const& and &&, throws std::out_of_range with its message and leaves
+// its input as it was (for &&: "argument errors are detected before anything is moved").
+TYPED_TEST(RrbVector, CheckedUpdatesThrowTheirMessageAndLeaveTheInputUnchanged) {
+  using V = typename TestFixture::V;
+  constexpr std::size_t n = sizes<V>::n3;
+  const auto v = make<V>(n);
+  ASSERT_EQ(v.levels(), 3u);
+  const std::string N = std::to_string(n);
+  const std::string index_error =
+      " is out of range [0, " + std::to_string(n - 1) + "] for a vector of " + N + " elements";
+  EXPECT_EQ(error_of<std::out_of_range>([&] { (void)v.set(n, 1); }), "rrb_vector::set: index " + N + index_error);
+  EXPECT_EQ(error_of<std::out_of_range>([&] { (void)v.erase(n); }), "rrb_vector::erase: index " + N + index_error);
+  EXPECT_EQ(error_of<std::out_of_range>([&] { (void)v.insert(n + 1, 0); }),
+            "rrb_vector::insert: position " + std::to_string(n + 1) + " is out of range [0, " + N +
+                "] for a vector of " + N + " elements");
+  EXPECT_EQ(error_of<std::out_of_range>([&] { (void)v.erase(5, 4); }),
+            "rrb_vector::erase: range [5, 4) is not within [0, " + N + "]");
+  EXPECT_EQ(error_of<std::out_of_range>([&] { (void)v.erase(5, n + 1); }),
+            "rrb_vector::erase: range [5, " + std::to_string(n + 1) + ") is not within [0, " + N + "]");
+  EXPECT_EQ(error_of<std::out_of_range>([&] { (void)V().pop_back(); }),
+            "rrb_vector::pop_back: index 0 on an empty vector");
+  EXPECT_EQ(to_std(v), iota(n));
+
+  auto moved = v;  // the && overloads, on a vector sharing its nodes with v
+  EXPECT_THROW((void)std::move(moved).set(n, 1), std::out_of_range);
+  EXPECT_THROW((void)std::move(moved).insert(n + 1, 1), std::out_of_range);
+  EXPECT_THROW((void)std::move(moved).erase(n), std::out_of_range);
+  EXPECT_THROW((void)std::move(moved).erase(1, n + 1), std::out_of_range);
+  EXPECT_TRUE(moved.identical_to(v)) << "argument errors are detected before anything is moved";
+  auto alone = make<V>(n);  // and on one holding its nodes alone
+  EXPECT_THROW((void)std::move(alone).erase(n), std::out_of_range);
+  EXPECT_THROW((void)std::move(alone).set(n, 1), std::out_of_range);
+  EXPECT_EQ(to_std(alone), iota(n));
+  alone.check_invariants();
+  V empty;
+  EXPECT_THROW((void)std::move(empty).pop_back(), std::out_of_range);
+  EXPECT_TRUE(empty.empty());
+  EXPECT_EQ(to_std(v), iota(n));
 }
 
-TEST(RrbVector, TakeAndDropClamp) {
-  const auto v = make<rrb_vector<int>>(70);
-  EXPECT_EQ(v.take(1000).size(), 70u);
-  EXPECT_TRUE(v.take(1000).same_root(v));
-  EXPECT_EQ(v.drop(1000).size(), 0u);
-  EXPECT_TRUE(v.drop(0).same_root(v));
-  EXPECT_EQ(to_std(v.take(40)), iota(40));
-  EXPECT_EQ(to_std(v.drop(40)), iota(30, 40));
+TYPED_TEST(RrbVector, TakeAndDropClampTheCountAndReturnTheSameVersionWhenNothingChanges) {
+  using V = typename TestFixture::V;
+  constexpr std::size_t n = sizes<V>::n3;
+  constexpr std::size_t cut = n / 2 + 3;
+  const auto v = make<V>(n);
+  ASSERT_EQ(v.levels(), 3u);
+  EXPECT_EQ(v.take(n + 1000).size(), n);
+  EXPECT_TRUE(v.take(n).identical_to(v));
+  EXPECT_TRUE(v.take(n + 1000).identical_to(v));
+  EXPECT_EQ(v.drop(n + 1000).size(), 0u);
+  EXPECT_EQ(v.drop(n).size(), 0u);
+  EXPECT_TRUE(v.drop(0).identical_to(v));
+  EXPECT_EQ(to_std(v.take(cut)), iota(cut));
+  EXPECT_EQ(to_std(v.drop(cut)), iota(n - cut, as_int(cut)));
+  v.take(cut).check_invariants();
+  v.drop(cut).check_invariants();
 }
 
-TEST(RrbVector, PersistentUpdatesLeaveEveryVersionIntact) {
-  const auto v0 = make<rrb_vector<int>>(3000);
+TYPED_TEST(RrbVector, PersistentUpdatesLeaveEveryVersionIntact) {
+  using V = typename TestFixture::V;
+  constexpr std::size_t n = sizes<V>::n3;
+  const auto v0 = make<V>(n);
+  ASSERT_EQ(v0.levels(), 3u);
+  const std::size_t a = n / 2;
+  const std::size_t b = 2 * n / 3;
+  const std::size_t lo = n / 30;
+  const std::size_t hi = n - n / 30;
   const auto v1 = v0.push_back(-1);
-  const auto v2 = v0.set(1500, -2);
+  const auto v2 = v0.set(a, -2);
   const auto v3 = v0.insert(10, -3);
-  const auto v4 = v0.erase(2000);
-  const auto v5 = v0.erase(100, 2900);
+  const auto v4 = v0.erase(b);
+  const auto v5 = v0.erase(lo, hi);
   const auto v6 = v0 + v0;
   const auto v7 = v0.pop_back();
-  EXPECT_EQ(to_std(v0), iota(3000));
+  EXPECT_EQ(to_std(v0), iota(n));
   EXPECT_EQ(v1.back(), -1);
-  EXPECT_EQ(v1.size(), 3001u);
-  EXPECT_EQ(v2[1500], -2);
+  EXPECT_EQ(v1.size(), n + 1);
+  EXPECT_EQ(v2[a], -2);
+  EXPECT_EQ(v2[a + 1], as_int(a + 1));
   EXPECT_EQ(v3[10], -3);
   EXPECT_EQ(v3[11], 10);
-  EXPECT_EQ(v4[2000], 2001);
-  EXPECT_EQ(v5.size(), 200u);
-  EXPECT_EQ(v5[100], 2900);
-  EXPECT_EQ(v6.size(), 6000u);
-  EXPECT_EQ(v6[3000], 0);
-  EXPECT_EQ(v7.size(), 2999u);
-  for (const auto* v : {&v1, &v2, &v3, &v4, &v5, &v6, &v7}) v->check_invariants();
+  EXPECT_EQ(v4[b], as_int(b + 1));
+  EXPECT_EQ(v5.size(), n - (hi - lo));
+  EXPECT_EQ(v5[lo], as_int(hi));
+  EXPECT_EQ(v6.size(), 2 * n);
+  EXPECT_EQ(v6[n], 0);
+  EXPECT_EQ(v7.size(), n - 1);
+  for (const auto* v : {&v0, &v1, &v2, &v3, &v4, &v5, &v6, &v7}) v->check_invariants();
 }
 
-TEST(RrbVector, InPlaceOverloadsMatchPersistentOnes) {
-  auto base = make<rrb_vector<int>>(5000);
+TYPED_TEST(RrbVector, InPlaceOverloadsGiveTheSameValuesAsPersistentOnes) {
+  using V = typename TestFixture::V;
+  constexpr std::size_t n = sizes<V>::n3;
+  const auto base = make<V>(n);
   auto a = base;  // shared: the && path must copy
   auto shared_result = std::move(a).erase(17);
-  EXPECT_EQ(to_std(base), iota(5000));
+  EXPECT_EQ(to_std(base), iota(n));
   EXPECT_EQ(shared_result, base.erase(17));
 
-  auto owned = make<rrb_vector<int>>(5000);  // owned alone: edited in place
-  auto r = std::move(owned).erase(17).insert(3, 99).set(4000, 7).push_back(1).pop_back();
-  auto expect = base.erase(17).insert(3, 99).set(4000, 7);
+  auto owned = make<V>(n);  // owned alone: edited in place
+  const std::size_t far = 4 * n / 5;
+  auto r = std::move(owned).erase(17).insert(3, 99).set(far, 7).push_back(1).pop_back().drop(5).take(n - 20);
+  auto expect = base.erase(17).insert(3, 99).set(far, 7).drop(5).take(n - 20);
   EXPECT_EQ(r, expect);
   r.check_invariants();
 }
 
 // Regression: an rvalue operand aliasing the other operand must not be consumed first.
-TEST(RrbVector, ConcatenationWithItselfAsAnRvalue) {
-  auto v = make<rrb_vector<int>>(100);
+TYPED_TEST(RrbVector, RvalueConcatenationWithItselfDoesNotConsumeTheRightOperand) {
+  using V = typename TestFixture::V;
+  constexpr std::size_t n = sizes<V>::n3;
+  auto v = make<V>(n);
   const auto expected = v + v;
+  ASSERT_EQ(expected.size(), 2 * n);
   auto a = v;
   a = std::move(a) + a;
   EXPECT_EQ(a, expected);
@@ -161,89 +269,134 @@ TEST(RrbVector, ConcatenationWithItselfAsAnRvalue) {
   auto c = v;
   c = std::move(c) + std::move(c);
   EXPECT_EQ(c, expected);
-  EXPECT_EQ(to_std(v), iota(100));
+  EXPECT_EQ(to_std(v), iota(n));
 }
 
-TEST(RrbVector, SameRootIsStructuralIdentity) {
-  const auto a = make<rrb_vector<int>>(10);
+TYPED_TEST(RrbVector, IdenticalToIsVersionIdentityNotValueEquality) {
+  using V = typename TestFixture::V;
+  const auto a = make<V>(sizes<V>::n3);
   const auto b = a;
-  const auto c = make<rrb_vector<int>>(10);
-  EXPECT_TRUE(a.same_root(b));
-  EXPECT_FALSE(a.same_root(c));
+  const auto c = make<V>(sizes<V>::n3);
+  EXPECT_TRUE(a.identical_to(b));
+  EXPECT_FALSE(a.identical_to(c));
   EXPECT_EQ(a, c);
-  EXPECT_FALSE(a.same_root(a.set(0, 0)));
+  EXPECT_FALSE(a.identical_to(a.set(0, 0)));
+  EXPECT_TRUE(V().identical_to(V()));
 }
 
-TEST(RrbVector, EqualityComparesValues) {
-  const auto a = make<rrb_vector<int>>(100);
-  EXPECT_EQ(a, a.erase(50).insert(50, 50));
-  EXPECT_NE(a, a.set(99, 0));
+TYPED_TEST(RrbVector, EqualityComparesValuesWhateverTheTreeShape) {
+  using V = typename TestFixture::V;
+  constexpr std::size_t n = sizes<V>::n3;
+  const auto a = make<V>(n);
+  const auto reshaped = a.erase(n / 2).insert(n / 2, as_int(n / 2));
+  EXPECT_EQ(a, reshaped);
+  EXPECT_EQ(a, a.take(n / 3) + a.drop(n / 3));
+  EXPECT_NE(a, a.set(n - 1, 0));
   EXPECT_NE(a, a.pop_back());
 }
 
-TEST(RrbVector, IteratorIsRandomAccess) {
-  const auto v = make<rrb_vector<int>>(10000).erase(5000).insert(0, -1);
+TYPED_TEST(RrbVector, IteratorSupportsRandomAccessAcrossLeaves) {
+  using V = typename TestFixture::V;
+  constexpr std::size_t n = sizes<V>::n4;
+  const auto v = make<V>(n).erase(n / 2).insert(0, -1);  // -1, 0, ..., n/2 - 1, n/2 + 1, ..., n - 1
+  ASSERT_EQ(v.levels(), 4u);
+  const std::size_t h = n / 2;
   auto it = v.begin();
   EXPECT_EQ(*it, -1);
-  it += 5000;
-  EXPECT_EQ(*it, 4999);
-  EXPECT_EQ(*(it + 1), 5001);
-  EXPECT_EQ(it[2], 5002);
+  it += as_diff(h);
+  EXPECT_EQ(*it, as_int(h) - 1);
+  EXPECT_EQ(*(it + 1), as_int(h) + 1);
+  EXPECT_EQ(it[2], as_int(h) + 2);
   --it;
-  EXPECT_EQ(*it, 4998);
-  EXPECT_EQ(v.end() - v.begin(), 10000);
-  EXPECT_EQ(*(v.end() - 1), 9999);
+  EXPECT_EQ(*it, as_int(h) - 2);
+  EXPECT_EQ(it.index(), h - 1);
+  EXPECT_EQ(v.end() - v.begin(), as_diff(n));
+  EXPECT_EQ(*(v.end() - 1), as_int(n) - 1);
   std::vector<int> rev(v.rbegin(), v.rend());
   std::reverse(rev.begin(), rev.end());
   EXPECT_EQ(rev, to_std(v));
   EXPECT_TRUE(std::is_sorted(v.begin() + 1, v.end()));
-  EXPECT_EQ(std::lower_bound(v.begin() + 1, v.end(), 7000) - v.begin(), 7000);
+  const std::size_t q = 3 * n / 4;
+  EXPECT_EQ(std::lower_bound(v.begin() + 1, v.end(), as_int(q)) - v.begin(), as_diff(q));
+  // Stepping backwards over every leaf boundary.
+  std::vector<int> back;
+  for (auto j = v.end(); j != v.begin();) back.push_back(*--j);
+  std::reverse(back.begin(), back.end());
+  EXPECT_EQ(back, to_std(v));
 }
 
-TEST(RrbVector, ForEachChunkVisitsEverythingInOrder) {
-  const auto v = make<rrb_vector<int>>(2000).erase(1000).insert(5, 5);
+TYPED_TEST(RrbVector, ForEachChunkVisitsEveryElementInOrderInRunsOfAtMostB) {
+  using V = typename TestFixture::V;
+  constexpr std::size_t B = V::branching;
+  constexpr std::size_t n = sizes<V>::n3;
+  const auto v = make<V>(n).erase(n / 2).insert(5, 5);
   std::vector<int> seen;
   std::size_t chunks = 0;
   v.for_each_chunk([&](const int* f, const int* l) {
     ++chunks;
-    EXPECT_LE(l - f, 32);
+    EXPECT_GE(l - f, 1);
+    EXPECT_LE(static_cast<std::size_t>(l - f), B);
     seen.insert(seen.end(), f, l);
   });
   EXPECT_EQ(seen, to_std(v));
-  EXPECT_GE(chunks, 2000u / 32);
+  EXPECT_GE(chunks, n / B);
 }
 
-TEST(RrbVector, BuilderBatchesPushBack) {
-  rrb_vector<int>::builder b;
-  for (int i = 0; i < 100000; ++i) b.push_back(i);
+TYPED_TEST(RrbVector, BuilderSnapshotsAreUnaffectedByLaterPushes) {
+  using V = typename TestFixture::V;
+  constexpr std::size_t n = sizes<V>::n4;
+  typename V::builder b;
+  for (std::size_t i = 0; i < n; ++i) b.push_back(as_int(i));
+  EXPECT_EQ(b.size(), n);
   const auto v = b.persistent();
   b.push_back(-1);  // after persistent(): copy-on-write, v is unchanged
-  EXPECT_EQ(v.size(), 100000u);
-  EXPECT_EQ(to_std(v), iota(100000));
+  EXPECT_EQ(v.size(), n);
+  EXPECT_EQ(to_std(v), iota(n));
   const auto w = std::move(b).persistent();
-  EXPECT_EQ(w.size(), 100001u);
+  EXPECT_EQ(w.size(), n + 1);
   EXPECT_EQ(w.back(), -1);
   v.check_invariants();
   w.check_invariants();
+  // A builder started from a vector shares it until changed.
+  typename V::builder c(v);
+  c.push_back(-2);
+  EXPECT_EQ(to_std(v), iota(n));
+  EXPECT_EQ(std::move(c).persistent(), v.push_back(-2));
 }
 
-TEST(RrbVector, PushBackBuildsADenseTree) {
-  rrb_vector<int>::builder b;
-  for (int i = 0; i < 32 * 32 * 32 + 32; ++i) b.push_back(i);
-  const auto v = b.persistent();
-  EXPECT_EQ(v.height(), 3u);  // 32^3 elements fill exactly three levels; the rest is the tail
-  v.check_invariants();
+TYPED_TEST(RrbVector, BuilderFillsLevelsDenselyBToTheKElementsPlusATailAreKLevels) {
+  using V = typename TestFixture::V;
+  constexpr std::size_t B = V::branching;
+  for (unsigned k = 1; k <= 3; ++k) {
+    typename V::builder b;
+    const std::size_t n = with_levels<V>(k, B);  // B^k in the tree, the last B in the tail
+    for (std::size_t i = 0; i < n; ++i) b.push_back(as_int(i));
+    const auto v = b.persistent();
+    EXPECT_EQ(v.levels(), k) << n << " elements";
+    v.check_invariants();
+    EXPECT_EQ(v.push_back(0).levels(), k + 1) << "one more leaf needs another level";
+  }
 }
 
-TEST(RrbVector, HeightBoundIsLogarithmic) {
-  using V = rrb_vector<int>;
-  EXPECT_EQ(V::height_bound(0), 0u);
-  EXPECT_EQ(V::height_bound(1), 1u);
-  EXPECT_EQ(V::height_bound(16), 1u);
-  EXPECT_EQ(V::height_bound(17), 2u);
-  EXPECT_EQ(V::height_bound(256), 2u);
-  EXPECT_EQ(V::height_bound(257), 3u);
-  EXPECT_EQ(V::height_bound(1'000'000), 5u);
+// levels_bound(n) is the smallest L with n <= m^L (m = min_fill = B/2).
+TYPED_TEST(RrbVector, LevelsBoundIsTheCeilingOfLogBaseMinFill) {
+  using V = typename TestFixture::V;
+  constexpr std::size_t m = V::min_fill;
+  EXPECT_EQ(V::levels_bound(0), 0u);
+  EXPECT_EQ(V::levels_bound(1), 1u);
+  std::size_t p = 1;
+  for (unsigned k = 1; k <= 5; ++k) {
+    p *= m;  // m^k
+    EXPECT_EQ(V::levels_bound(p), k) << p;
+    EXPECT_EQ(V::levels_bound(p + 1), k + 1) << p + 1;
+  }
+  // No overflow at the top: m^L >= 2^64 - 1 first for L = ceil(64 / log2(m)).
+  constexpr unsigned log2_m = static_cast<unsigned>(std::countr_zero(m));
+  constexpr unsigned digits = std::numeric_limits<std::size_t>::digits;
+  EXPECT_EQ(V::levels_bound(std::numeric_limits<std::size_t>::max()), (digits + log2_m - 1) / log2_m);
+  if constexpr (V::branching == 32) {
+    EXPECT_EQ(V::levels_bound(1'000'000), 5u);  // 16^4 < 10^6 <= 16^5
+  }
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "tseq/eigen.hpp"
 #include "tseq/tensor.hpp"
 
 namespace {
@@ -27,16 +28,16 @@ TEST(DataType, CodesAndNamesFollowOnnx) {
   for (const auto& [t, name] : expected) {
     EXPECT_EQ(static_cast<int>(t), code++);
     EXPECT_EQ(tseq::dtype_name(t), name);
-    EXPECT_EQ(tseq::data_type_from_code(static_cast<std::int32_t>(t), "test"), t);
+    EXPECT_EQ(tseq::dtype_from_code(static_cast<std::int32_t>(t), "test"), t);
   }
   EXPECT_EQ(tseq::dtype_size(DataType::Float16), 2u);
   EXPECT_EQ(tseq::dtype_size(DataType::Complex128), 16u);
-  static_assert(tseq::data_type_of<Eigen::half> == DataType::Float16);
-  static_assert(tseq::data_type_of<std::complex<float>> == DataType::Complex64);
-  static_assert(tseq::data_type_of<bool> == DataType::Bool);
+  static_assert(tseq::dtype_of<Eigen::half> == DataType::Float16);
+  static_assert(tseq::dtype_of<std::complex<float>> == DataType::Complex64);
+  static_assert(tseq::dtype_of<bool> == DataType::Bool);
   static_assert(!tseq::is_element_type<char>);
   try {
-    (void)tseq::data_type_from_code(16, "SequenceEmpty");
+    (void)tseq::dtype_from_code(16, "SequenceEmpty");
     FAIL();
   } catch (const tseq::TypeError& e) {
     EXPECT_NE(
@@ -44,8 +45,8 @@ TEST(DataType, CodesAndNamesFollowOnnx) {
         std::string::npos)
         << e.what();
   }
-  EXPECT_THROW((void)tseq::data_type_from_code(0, "x"), tseq::TypeError);
-  EXPECT_THROW((void)tseq::data_type_from_code(16 /* bfloat16 */, "x"), tseq::TypeError);
+  EXPECT_THROW((void)tseq::dtype_from_code(0, "x"), tseq::TypeError);
+  EXPECT_THROW((void)tseq::dtype_from_code(16 /* bfloat16 */, "x"), tseq::TypeError);
 }
 
 TEST(Shape, Basics) {
@@ -77,7 +78,7 @@ std::vector<T> sample_values() {
 }
 
 TEST(Tensor, EveryElementTypeRoundTrips) {
-  for (DataType t : tseq::all_data_types) {
+  for (DataType t : tseq::all_dtypes) {
     tseq::visit_dtype(t, [&](auto tag) {
       using T = typename decltype(tag)::type;
       const auto v = sample_values<T>();
@@ -111,25 +112,25 @@ TEST(Tensor, WrongTypeAndCountAreErrors) {
   } catch (const tseq::ShapeError& e) {
     EXPECT_STREQ(e.what(), "Tensor::from_values: 2 values for shape [2, 2], which holds 4");
   }
-  EXPECT_THROW((void)(x.tensor<float, 2>()), tseq::ShapeError);
+  EXPECT_THROW((void)(tseq::eigen_tensor<float, 2>(x)), tseq::ShapeError);
   EXPECT_THROW((void)Tensor::scalar(std::string("s")).raw_data(), tseq::TypeError);
 }
 
 TEST(Tensor, CopiesShareThePayload) {
   const Tensor a = Tensor::from_values<double>(Shape{3}, {1, 2, 3});
   const Tensor b = a;  // NOLINT(performance-unnecessary-copy-initialization)
-  EXPECT_TRUE(a.shares_storage_with(b));
+  EXPECT_TRUE(a.identical_to(b));
   EXPECT_EQ(a.use_count(), 2u);
   const Tensor c = Tensor::from_values<double>(Shape{3}, {1, 2, 3});
-  EXPECT_FALSE(a.shares_storage_with(c));
+  EXPECT_FALSE(a.identical_to(c));
   EXPECT_TRUE(tseq::equal(a, c));
 }
 
 TEST(Tensor, EigenViewsAreAlignedAndRowMajor) {
   const Tensor t = Tensor::from_values<float>(Shape{2, 3}, {0, 1, 2, 3, 4, 5});
   EXPECT_EQ(reinterpret_cast<std::uintptr_t>(t.values<float>().data()) % 64, 0u);
-  EXPECT_FLOAT_EQ(t.array<float>().sum(), 15.f);
-  const auto m = t.tensor<float, 2>();
+  EXPECT_FLOAT_EQ(tseq::eigen_array<float>(t).sum(), 15.f);
+  const auto m = tseq::eigen_tensor<float, 2>(t);
   EXPECT_EQ(m.dimension(0), 2);
   EXPECT_EQ(m.dimension(1), 3);
   EXPECT_FLOAT_EQ(m(1, 0), 3.f);

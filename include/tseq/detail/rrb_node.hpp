@@ -10,7 +10,7 @@
 #include <new>
 #include <type_traits>
 
-#include <boost/intrusive_ptr.hpp>
+#include "tseq/detail/intrusive_ref.hpp"
 
 namespace tseq::detail {
 
@@ -51,7 +51,7 @@ struct node {
   std::atomic<std::size_t> refs{1};
   std::uint32_t count = 0;
   bool is_leaf;
-  bool is_root = false;  // a root_node: the handle of a vector with a tree
+  bool is_header = false;  // a header_node: the handle of a vector with a tree
   // Inner only: every child but the last holds a full subtree, so the radix of an index picks
   // the child directly. Never set when it is not true; may be clear when it is.
   bool dense = false;
@@ -105,26 +105,26 @@ struct inner_node : node<T, Bits> {
   }
 };
 
-// The value of an rrb_vector that has a tree: the tree, the tail leaf (the last 1..B
-// elements), the element count and the tree's height. (A vector of at most B elements is
-// just its leaf.)
+// The header of an rrb_vector that has a tree: the tree's root, the tail leaf (the last 1..B
+// elements), the element count and the height of the root (0: a leaf). (A vector of at most
+// B elements has no header: it is just its leaf.)
 template <class T, unsigned Bits>
-struct root_node : node<T, Bits> {
+struct header_node : node<T, Bits> {
   using base = node<T, Bits>;
-  boost::intrusive_ptr<base> root;
-  boost::intrusive_ptr<base> tail;
+  intrusive_ref<base> root;
+  intrusive_ref<base> tail;
   std::size_t size = 0;
   unsigned height = 0;
 
-  root_node() noexcept : base(false) { this->is_root = true; }
+  header_node() noexcept : base(false) { this->is_header = true; }
 };
 
 template <class T, unsigned Bits>
 void destroy_node(node<T, Bits>* n) noexcept {
   if (n->is_leaf) {
     deallocate_node(static_cast<leaf_node<T, Bits>*>(n));
-  } else if (n->is_root) {
-    deallocate_node(static_cast<root_node<T, Bits>*>(n));
+  } else if (n->is_header) {
+    deallocate_node(static_cast<header_node<T, Bits>*>(n));
   } else {
     deallocate_node(static_cast<inner_node<T, Bits>*>(n));
   }

@@ -19,8 +19,8 @@
 #include <string>
 #include <utility>
 
-#include <boost/intrusive_ptr.hpp>
-
+#include "tseq/detail/assert.hpp"
+#include "tseq/detail/intrusive_ref.hpp"
 #include "tseq/detail/rrb_node.hpp"
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -38,7 +38,7 @@ struct rrb_tree {
   using node_t = node<T, Bits>;
   using leaf_t = leaf_node<T, Bits>;
   using inner_t = inner_node<T, Bits>;
-  using ref = boost::intrusive_ptr<node_t>;
+  using ref = intrusive_ref<node_t>;
 
   static constexpr std::size_t B = node_t::width;
   static constexpr std::size_t m = B / 2;
@@ -406,12 +406,14 @@ struct rrb_tree {
       T* d = l->data();
       if (i == l->count) {
         ::new (static_cast<void*>(d + i)) T(std::move(v));
+        ++l->count;
       } else {
+        // Counted as soon as it is constructed, so that a throwing move below leaks nothing.
         ::new (static_cast<void*>(d + l->count)) T(std::move(d[l->count - 1]));
-        std::move_backward(d + i, d + l->count - 1, d + l->count);
+        ++l->count;
+        std::move_backward(d + i, d + l->count - 2, d + l->count - 1);
         d[i] = std::move(v);
       }
-      ++l->count;
       return n;
     }
     n = own(std::move(n));

@@ -17,7 +17,7 @@ namespace tseq::onnx {
 struct ValueType {
   enum class Kind { Tensor, Sequence, Optional };
   Kind kind = Kind::Tensor;
-  DataType elem_type = DataType::Float;  ///< the tensors' element type at the bottom
+  DataType dtype = DataType::Float;  ///< the tensors' element type at the bottom
   Kind optional_of = Kind::Tensor;       ///< for Optional: what it may hold
 
   static ValueType tensor(DataType t) { return {Kind::Tensor, t, Kind::Tensor}; }
@@ -57,6 +57,6 @@ std::string describe(const Value& v);
 /// shape with floating-point values within rtol/atol (|a - b| <= atol + rtol * |b|), integers,
 /// bools and strings exactly; sequences by length and element by element; optionals by
 /// presence and content. On a difference, returns false and describes it in `why`.
-bool close(const Value& actual, const Value& expected, double rtol, double atol, std::string* why = nullptr);
+bool all_close(const Value& actual, const Value& expected, double rtol, double atol, std::string* why = nullptr);
 
 }  // namespace tseq::onnx

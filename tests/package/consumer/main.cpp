@@ -18,7 +18,7 @@ int main() {
   static float memory[3] = {4, 5, 6};
   const Tensor adopted = Tensor::adopt(DataType::Float, Shape{3}, memory, Device::cpu(), nullptr, nullptr);
   const Tensor back = from_dlpack(to_dlpack(adopted));
-  if (back.data() != memory || !back.shares_storage_with(adopted)) return 1;
+  if (back.data() != memory || !back.identical_to(adopted)) return 1;
 #ifdef CONSUMER_WITH_ONNX
   // Qualified: with `using namespace tseq`, a bare `onnx` would also name protobuf's ::onnx.
   if (tseq::onnx::to_string(tseq::onnx::ValueType::sequence(DataType::Float)) != "seq(tensor(float))") return 1;

@@ -1,0 +1,36 @@
+#pragma once
+
+// TSEQ_ASSERT(condition, "what"): checks a precondition or an internal invariant where tseq
+// would otherwise have undefined behaviour (operator[] past the end, a broken tree after an
+// update). On in debug builds (NDEBUG not defined) and wherever TSEQ_ASSERTIONS=1 is defined
+// (CMake: -DTSEQ_ASSERTIONS=ON, as the ci preset does); compiled out otherwise. A failed check
+// prints the condition, the message and the place, then calls std::abort(): it is a bug in
+// the caller (or tseq), never an input error, which are exceptions.
+
+#include <cstdio>
+#include <cstdlib>
+
+#if !defined(TSEQ_ASSERTIONS)
+#if defined(NDEBUG)
+#define TSEQ_ASSERTIONS 0
+#else
+#define TSEQ_ASSERTIONS 1
+#endif
+#endif
+
+namespace tseq::detail {
+
+[[noreturn]] inline void assertion_failed(const char* condition, const char* what, const char* file,
+                                          int line) noexcept {
+  std::fprintf(stderr, "%s:%d: tseq assertion failed: %s (%s)\n", file, line, what, condition);
+  std::abort();
+}
+
+}  // namespace tseq::detail
+
+#if TSEQ_ASSERTIONS
+#define TSEQ_ASSERT(condition, what) \
+  ((condition) ? static_cast<void>(0) : ::tseq::detail::assertion_failed(#condition, what, __FILE__, __LINE__))
+#else
+#define TSEQ_ASSERT(condition, what) static_cast<void>(0)
+#endif
