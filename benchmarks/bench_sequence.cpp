@@ -117,8 +117,7 @@ void erase_or_insert(benchmark::State& state, const std::string& op, const std::
   } else if (impl == "tseq_move") {
     // The sequence is owned alone and moved into each op; a second in-place op (push_back or
     // pop_back, amortised O(1)) keeps its length at n. Reported per pair.
-    TensorSequence w =
-        TensorSequence(DataType::Float, TensorSequence::container_type(f.vec.begin(), f.vec.end()));
+    TensorSequence w = TensorSequence(DataType::Float, TensorSequence::container_type(f.vec.begin(), f.vec.end()));
     run(state, [&](std::size_t i) {
       const auto p = static_cast<std::int64_t>(pos(n, i));
       if (erase) {
@@ -297,8 +296,7 @@ void memory(benchmark::State& state, std::size_t n) {
   const Fixture& f = fixture(n, 16);
   for (auto _ : state) {
     tseq_test::count_allocations build;
-    TensorSequence s =
-        TensorSequence(DataType::Float, TensorSequence::container_type(f.vec.begin(), f.vec.end()));
+    TensorSequence s = TensorSequence(DataType::Float, TensorSequence::container_type(f.vec.begin(), f.vec.end()));
     const double node_bytes = static_cast<double>(build.delta().bytes);
     std::mt19937_64 rng(9);
     std::vector<TensorSequence> versions;

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "onnx/hostile_models.hpp"
-#include "tseq/eigen.hpp"
 #include "onnx/model_builder.hpp"
+#include "tseq/eigen.hpp"
 
 using namespace tseq;
 using namespace tseq_test;

@@ -83,6 +83,8 @@ struct ManagedOwner {
   DLManagedTensor* m;
   explicit ManagedOwner(DLManagedTensor* p) noexcept : m(p) {}
   ManagedOwner(ManagedOwner&& o) noexcept : m(std::exchange(o.m, nullptr)) {}
+  ManagedOwner(const ManagedOwner&) = delete;
+  ManagedOwner& operator=(const ManagedOwner&) = delete;
   ManagedOwner& operator=(ManagedOwner&&) = delete;
   ~ManagedOwner() {
     if (m != nullptr && m->deleter != nullptr) m->deleter(m);
@@ -116,13 +118,14 @@ std::optional<DLDataType> to_dlpack_dtype(DataType t) noexcept {
       return dl(kDLUInt, bits);
     case DTypeKind::complex:
       return dl(kDLComplex, bits);
-    case DTypeKind::boolean:
 #if TSEQ_DLPACK_HAS_BOOL
+    case DTypeKind::boolean:
       return dl(kDLBool, 8);
-#else
-      return std::nullopt;
-#endif
     case DTypeKind::string:
+#else
+    case DTypeKind::boolean:  // kDLBool arrived in DLPack 0.8
+    case DTypeKind::string:
+#endif
       return std::nullopt;
   }
   return std::nullopt;

@@ -32,7 +32,7 @@ class NewDeleteResource final : public std::pmr::memory_resource {
       ::operator delete(p, std::align_val_t(align));
     }
   }
-  bool do_is_equal(const std::pmr::memory_resource& o) const noexcept override { return this == &o; }
+  [[nodiscard]] bool do_is_equal(const std::pmr::memory_resource& o) const noexcept override { return this == &o; }
 };
 }  // namespace
 

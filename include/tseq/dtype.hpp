@@ -27,23 +27,23 @@ namespace tseq {
 enum class DTypeKind : std::uint8_t { floating, signed_integer, unsigned_integer, boolean, complex, string };
 
 // The table. X(Name, code, C++ type, ONNX name, kind, bytes per element, alignment).
-#define TSEQ_DTYPE_TABLE(X)                                                                                       \
-  X(Float, 1, float, "float", floating, sizeof(float), alignof(float))                                            \
-  X(Uint8, 2, std::uint8_t, "uint8", unsigned_integer, 1, 1)                                                      \
-  X(Int8, 3, std::int8_t, "int8", signed_integer, 1, 1)                                                           \
-  X(Uint16, 4, std::uint16_t, "uint16", unsigned_integer, 2, alignof(std::uint16_t))                              \
-  X(Int16, 5, std::int16_t, "int16", signed_integer, 2, alignof(std::int16_t))                                    \
-  X(Int32, 6, std::int32_t, "int32", signed_integer, 4, alignof(std::int32_t))                                    \
-  X(Int64, 7, std::int64_t, "int64", signed_integer, 8, alignof(std::int64_t))                                    \
-  X(String, 8, std::string, "string", string, sizeof(std::string), alignof(std::string))                          \
-  X(Bool, 9, bool, "bool", boolean, sizeof(bool), alignof(bool))                                                  \
-  X(Float16, 10, Eigen::half, "float16", floating, 2, 2)                                                          \
-  X(Double, 11, double, "double", floating, sizeof(double), alignof(double))                                      \
-  X(Uint32, 12, std::uint32_t, "uint32", unsigned_integer, 4, alignof(std::uint32_t))                             \
-  X(Uint64, 13, std::uint64_t, "uint64", unsigned_integer, 8, alignof(std::uint64_t))                             \
-  X(Complex64, 14, std::complex<float>, "complex64", complex, sizeof(std::complex<float>),                        \
-    alignof(std::complex<float>))                                                                                 \
-  X(Complex128, 15, std::complex<double>, "complex128", complex, sizeof(std::complex<double>),                    \
+#define TSEQ_DTYPE_TABLE(X)                                                                    \
+  X(Float, 1, float, "float", floating, sizeof(float), alignof(float))                         \
+  X(Uint8, 2, std::uint8_t, "uint8", unsigned_integer, 1, 1)                                   \
+  X(Int8, 3, std::int8_t, "int8", signed_integer, 1, 1)                                        \
+  X(Uint16, 4, std::uint16_t, "uint16", unsigned_integer, 2, alignof(std::uint16_t))           \
+  X(Int16, 5, std::int16_t, "int16", signed_integer, 2, alignof(std::int16_t))                 \
+  X(Int32, 6, std::int32_t, "int32", signed_integer, 4, alignof(std::int32_t))                 \
+  X(Int64, 7, std::int64_t, "int64", signed_integer, 8, alignof(std::int64_t))                 \
+  X(String, 8, std::string, "string", string, sizeof(std::string), alignof(std::string))       \
+  X(Bool, 9, bool, "bool", boolean, sizeof(bool), alignof(bool))                               \
+  X(Float16, 10, Eigen::half, "float16", floating, 2, 2)                                       \
+  X(Double, 11, double, "double", floating, sizeof(double), alignof(double))                   \
+  X(Uint32, 12, std::uint32_t, "uint32", unsigned_integer, 4, alignof(std::uint32_t))          \
+  X(Uint64, 13, std::uint64_t, "uint64", unsigned_integer, 8, alignof(std::uint64_t))          \
+  X(Complex64, 14, std::complex<float>, "complex64", complex, sizeof(std::complex<float>),     \
+    alignof(std::complex<float>))                                                              \
+  X(Complex128, 15, std::complex<double>, "complex128", complex, sizeof(std::complex<double>), \
     alignof(std::complex<double>))
 
 /// Element types, with ONNX TensorProto.DataType codes.
@@ -77,15 +77,15 @@ inline constexpr std::size_t dtype_count = std::size(all_dtypes);
 }
 
 namespace detail {
-struct dtype_info {
-  DataType dtype;
-  std::string_view name;
-  DTypeKind kind;
+struct dtype_info {  // (fields ordered for size)
   std::size_t size;
   std::size_t alignment;
+  std::string_view name;
+  DataType dtype;
+  DTypeKind kind;
 };
 inline constexpr dtype_info dtype_infos[] = {
-#define TSEQ_X(Name, Code, Type, Str, Kind, Size, Align) {DataType::Name, Str, DTypeKind::Kind, Size, Align},
+#define TSEQ_X(Name, Code, Type, Str, Kind, Size, Align) {Size, Align, Str, DataType::Name, DTypeKind::Kind},
     TSEQ_DTYPE_TABLE(TSEQ_X)
 #undef TSEQ_X
 };
@@ -139,10 +139,10 @@ std::ostream& operator<<(std::ostream& os, DataType t);
 /// C++ type of each element type.
 template <DataType D>
 struct dtype_traits;
-#define TSEQ_X(Name, Code, Type, ...)  \
-  template <>                          \
+#define TSEQ_X(Name, Code, Type, ...)   \
+  template <>                           \
   struct dtype_traits<DataType::Name> { \
-    using type = Type;                 \
+    using type = Type;                  \
   };
 TSEQ_DTYPE_TABLE(TSEQ_X)
 #undef TSEQ_X
@@ -162,7 +162,8 @@ constexpr DataType dtype_of_impl(std::index_sequence<I...>) noexcept {
 
 /// DataType of C++ type T (only the 15 types above; DataType{} (0, invalid) for others).
 template <class T>
-inline constexpr DataType dtype_of = detail::dtype_of_impl<std::remove_cv_t<T>>(std::make_index_sequence<dtype_count>{});
+inline constexpr DataType dtype_of =
+    detail::dtype_of_impl<std::remove_cv_t<T>>(std::make_index_sequence<dtype_count>{});
 
 /// True for the 15 C++ element types.
 template <class T>
@@ -173,7 +174,7 @@ template <class F>
 decltype(auto) visit_dtype(DataType t, F&& f) {
   switch (t) {
 #define TSEQ_X(Name, Code, Type, ...) \
-  case DataType::Name:               \
+  case DataType::Name:                \
     return f(std::type_identity<Type>{});
     TSEQ_DTYPE_TABLE(TSEQ_X)
 #undef TSEQ_X

@@ -303,11 +303,11 @@ class rrb_vector {
   // every node of *this, the && form moves them out (nodes held alone are then edited in
   // place, and the header is reused).
   template <class F>
-  rrb_vector apply(F&& f) const& {
+  [[nodiscard]] rrb_vector apply(F&& f) const& {
     return rrb_vector(ops::finish(f(ops::copy_of(h_)), nullptr));
   }
   template <class F>
-  rrb_vector apply(F&& f) && {
+  [[nodiscard]] rrb_vector apply(F&& f) && {
     ref h = std::move(h_);
     state s = ops::steal(h);
     return rrb_vector(ops::finish(f(std::move(s)), std::move(h)));
@@ -319,35 +319,37 @@ class rrb_vector {
   [[nodiscard]] typename tree::seg seg(size_type from, size_type to) const noexcept {
     return tree::seg_of(h_.get(), from, to, false);
   }
-  static rrb_vector small(std::initializer_list<typename tree::seg> segs) { return rrb_vector(ops::small(segs)); }
+  [[nodiscard]] static rrb_vector small(std::initializer_list<typename tree::seg> segs) {
+    return rrb_vector(ops::small(segs));
+  }
 
   // The updates after their argument checks (also what TensorSequence calls after its own).
-  rrb_vector pop_back_unchecked() const& {
+  [[nodiscard]] rrb_vector pop_back_unchecked() const& {
     if (is_small()) return small({seg(0, h_->count - 1u)});
     return apply([](state s) { return ops::pop_back(std::move(s)); });
   }
-  rrb_vector pop_back_unchecked() && {
+  [[nodiscard]] rrb_vector pop_back_unchecked() && {
     return std::move(*this).apply([](state s) { return ops::pop_back(std::move(s)); });
   }
-  rrb_vector set_unchecked(size_type i, T& v) const& {
+  [[nodiscard]] rrb_vector set_unchecked(size_type i, T& v) const& {
     if (is_small()) return small({seg(0, i), {&v, &v + 1, true}, seg(i + 1, h_->count)});
     return apply([&](state s) { return ops::set(std::move(s), i, v); });
   }
-  rrb_vector set_unchecked(size_type i, T& v) && {
+  [[nodiscard]] rrb_vector set_unchecked(size_type i, T& v) && {
     return std::move(*this).apply([&](state s) { return ops::set(std::move(s), i, v); });
   }
-  rrb_vector insert_unchecked(size_type i, T& v) const& {
+  [[nodiscard]] rrb_vector insert_unchecked(size_type i, T& v) const& {
     if (is_small() && h_->count < tree::B) return small({seg(0, i), {&v, &v + 1, true}, seg(i, h_->count)});
     return apply([&](state s) { return ops::insert(std::move(s), i, v); });
   }
-  rrb_vector insert_unchecked(size_type i, T& v) && {
+  [[nodiscard]] rrb_vector insert_unchecked(size_type i, T& v) && {
     return std::move(*this).apply([&](state s) { return ops::insert(std::move(s), i, v); });
   }
-  rrb_vector erase_unchecked(size_type i) const& {
+  [[nodiscard]] rrb_vector erase_unchecked(size_type i) const& {
     if (is_small()) return small({seg(0, i), seg(i + 1, h_->count)});
     return apply([&](state s) { return ops::erase(std::move(s), i); });
   }
-  rrb_vector erase_unchecked(size_type i) && {
+  [[nodiscard]] rrb_vector erase_unchecked(size_type i) && {
     return std::move(*this).apply([&](state s) { return ops::erase(std::move(s), i); });
   }
 };

@@ -94,8 +94,8 @@ class Shape {
   std::int64_t* heap_ = nullptr;  // the dims when rank_ > inline_rank
   std::int64_t inline_[inline_rank] = {};
 
-  const std::int64_t* data() const noexcept { return heap_ != nullptr ? heap_ : inline_; }
-  std::int64_t* data() noexcept { return heap_ != nullptr ? heap_ : inline_; }
+  [[nodiscard]] const std::int64_t* data() const noexcept { return heap_ != nullptr ? heap_ : inline_; }
+  [[nodiscard]] std::int64_t* data() noexcept { return heap_ != nullptr ? heap_ : inline_; }
   void assign(const std::int64_t* d, std::size_t n) {
     if (n > inline_rank) heap_ = new std::int64_t[n];
     rank_ = n;
@@ -104,7 +104,7 @@ class Shape {
 };
 
 /// "[2, 3]"; "[]" for a scalar.
-std::string to_string(const Shape& s);
+[[nodiscard]] std::string to_string(const Shape& s);
 std::ostream& operator<<(std::ostream& os, const Shape& s);
 
 namespace detail {
@@ -145,8 +145,7 @@ struct TensorStorage {
         block_bytes(bytes),
         destroy_(destroy) {}
 
-  void* data() noexcept { return data_; }
-  const void* data() const noexcept { return data_; }
+  [[nodiscard]] void* data() const noexcept { return data_; }  // writable only through a TensorBuffer
 
   // Value-initialised elements (zeros, false, empty strings), allocated from r (nullptr: the
   // default resource). Throws ShapeError for a bad or too large shape, TypeError for a bad t.
@@ -181,6 +180,8 @@ struct CallbackOwner {
   void* context;
   CallbackOwner(void (*r)(void*), void* c) noexcept : release(r), context(c) {}
   CallbackOwner(CallbackOwner&& o) noexcept : release(std::exchange(o.release, nullptr)), context(o.context) {}
+  CallbackOwner(const CallbackOwner&) = delete;
+  CallbackOwner& operator=(const CallbackOwner&) = delete;
   CallbackOwner& operator=(CallbackOwner&&) = delete;
   ~CallbackOwner() {
     if (release != nullptr) release(context);
@@ -359,7 +360,7 @@ class Tensor {
   detail::intrusive_ref<detail::TensorStorage> s_;
 
   explicit Tensor(detail::intrusive_ref<detail::TensorStorage> s) noexcept : s_(std::move(s)) {}
-  const void* raw() const noexcept { return s_ ? s_->data() : nullptr; }
+  [[nodiscard]] const void* raw() const noexcept { return s_ ? s_->data() : nullptr; }
   static Tensor from_bools(Shape shape, std::span<const char> values, std::pmr::memory_resource* resource);
 
   template <class T>

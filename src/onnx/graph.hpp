@@ -93,9 +93,10 @@ struct Graph {
 struct Context {
   RunStats& stats;
   const SessionOptions& options;
-  std::pmr::memory_resource* resource;  // every tensor a kernel creates; the run budget (run.cpp) with max_run_bytes
+  std::pmr::memory_resource* resource =
+      nullptr;  // every tensor a kernel creates; the run budget (run.cpp) with max_run_bytes
   std::chrono::steady_clock::time_point deadline;
-  bool stoppable;  // a cancel flag or a time limit is set
+  bool stoppable = false;  // a cancel flag or a time limit is set
 
   // Throws RunStopped if the caller cancelled the run or its time is up; checked between
   // nodes and loop iterations. `where` starts the message (the node label is added by the
@@ -121,7 +122,7 @@ struct Scope {
   explicit Scope(const Graph& g, const Scope* p = nullptr) : graph(&g), slots(g.slot_of.size()), parent(p) {}
 
   // A value by name, here or in an enclosing scope (subgraphs read outer values this way).
-  const Value* find(const std::string& name) const {
+  [[nodiscard]] const Value* find(const std::string& name) const {
     for (const Scope* s = this; s != nullptr; s = s->parent) {
       auto it = s->graph->slot_of.find(name);
       if (it != s->graph->slot_of.end() && s->slots[static_cast<std::size_t>(it->second)]) {

@@ -89,8 +89,8 @@ std::vector<std::int64_t> int_list(const Tensor& t, const char* what) {
 DataType sequence_empty_dtype(const Node& n) {
   const std::int64_t d = int_attribute(n, "dtype", 1);
   if (!is_dtype_code(d)) {
-    throw TypeError("SequenceEmpty: dtype " + std::to_string(d) + " is not a sequence element type (valid: " +
-                    valid_dtypes() + ")");
+    throw TypeError("SequenceEmpty: dtype " + std::to_string(d) +
+                    " is not a sequence element type (valid: " + valid_dtypes() + ")");
   }
   return static_cast<DataType>(d);
 }

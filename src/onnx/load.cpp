@@ -47,8 +47,9 @@ void check_node(const Node& n, const ::onnx::NodeProto& np, const std::string& c
     if (attribute(n, a) == nullptr) throw Error(at + "attribute '" + std::string(a) + "' is required");
   }
   for (std::string_view g : op.required_graphs) {
-    if (n.subgraphs.count(std::string(g)) == 0)
+    if (!n.subgraphs.contains(std::string(g))) {
       throw Error(at + "graph attribute '" + std::string(g) + "' is required");
+    }
   }
   if (np.output_size() == 0 || np.output(0).empty()) throw Error(at + "the node has no output");
   if (n.op == "Constant") {
@@ -118,7 +119,7 @@ std::shared_ptr<Graph> compile(const ::onnx::GraphProto& gp, const Loader& L, co
     initializers.emplace_back(t.name(), from_proto(t, ctx + ": initializer '" + t.name() + "'", L.resource));
   }
   for (const auto& vi : gp.input()) {
-    ValueInfo info{vi.name(), ValueType{}, with_init.count(vi.name()) > 0};
+    ValueInfo info{vi.name(), ValueType{}, with_init.contains(vi.name())};
     if (!info.has_default) define(vi.name(), "input '" + vi.name() + "'");  // an input may name its default
     const bool typed = vi.has_type();
     if (typed) {
@@ -186,8 +187,8 @@ std::shared_ptr<Graph> compile(const ::onnx::GraphProto& gp, const Loader& L, co
       if (!o.empty()) made_by.emplace(o, k);
     }
   }
-  auto defined_here = [&](const std::string& name) { return producer.count(name) > 0; };  // initializers too
-  std::vector<std::vector<std::string>> reads(pending.size());                            // every name node k needs
+  auto defined_here = [&](const std::string& name) { return producer.contains(name); };  // initializers too
+  std::vector<std::vector<std::string>> reads(pending.size());                           // every name node k needs
   for (std::size_t k = 0; k < pending.size(); ++k) {
     for (const auto& in : pending[k].inputs) {
       if (!in.empty()) reads[k].push_back(in);
@@ -243,8 +244,9 @@ std::shared_ptr<Graph> compile(const ::onnx::GraphProto& gp, const Loader& L, co
       for (const auto& r : reads[k]) {
         auto it = made_by.find(r);
         if (it != made_by.end() && waiting[it->second] != 0) {
-          throw Error(ctx + ": " + pending[k].label + " uses '" + r + "', which " + pending[it->second].label +
-                      " produces only after it: the graph has a cycle");
+          std::string m = ctx;
+          m += ": " + pending[k].label + " uses '" + r + "', which " + pending[it->second].label;
+          throw Error(m + " produces only after it: the graph has a cycle");
         }
       }
     }
@@ -269,7 +271,8 @@ std::shared_ptr<Graph> compile(const ::onnx::GraphProto& gp, const Loader& L, co
     n.move_input.assign(n.inputs.size(), false);
     for (std::size_t j = 0; j < n.inputs.size(); ++j) {
       const std::string& in = n.inputs[j];
-      if (in.empty() || g->free_names.count(in) || outputs.count(in) || sub_reads.count(in) || last[in] != k) continue;
+      if (in.empty() || g->free_names.contains(in) || outputs.contains(in) || sub_reads.contains(in) || last[in] != k)
+        continue;
       const bool later_in_same_node =
           std::find(n.inputs.begin() + static_cast<std::ptrdiff_t>(j) + 1, n.inputs.end(), in) != n.inputs.end();
       n.move_input[j] = !later_in_same_node;
@@ -319,7 +322,7 @@ MaybeType element_tensor(const MaybeType& seq) {
   return ValueType::tensor(seq->dtype);
 }
 
-void infer(Graph& g, const std::vector<MaybeType>& hints, const TypeScope* outer, const std::string& ctx);
+void infer(Graph& g, const std::vector<MaybeType>& hints, const TypeScope* outer, const std::string& where);
 
 // The types of node n's outputs, from its inputs' types (and its subgraphs', inferred first).
 std::vector<MaybeType> output_types(Node& n, const std::vector<MaybeType>& in, const TypeScope& scope,
@@ -358,9 +361,9 @@ std::vector<MaybeType> output_types(Node& n, const std::vector<MaybeType>& in, c
       r[0] = ValueType::optional(e.kind, e.dtype);
     }
   } else if (op == "OptionalGetElement") {
-    if (auto t = input(0))
-      r[0] =
-          t->kind == ValueType::Kind::Optional ? ValueType{t->optional_of, t->dtype, ValueType::Kind::Tensor} : *t;
+    if (auto t = input(0)) {
+      r[0] = t->kind == ValueType::Kind::Optional ? ValueType{t->optional_of, t->dtype, ValueType::Kind::Tensor} : *t;
+    }
   } else if (op == "If") {
     infer(*n.subgraphs.at("then_branch"), {}, &scope, sub_ctx + " attribute 'then_branch'");
     infer(*n.subgraphs.at("else_branch"), {}, &scope, sub_ctx + " attribute 'else_branch'");

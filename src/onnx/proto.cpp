@@ -115,8 +115,8 @@ T narrow(std::int32_t v, const std::string& where, std::size_t i) {
     return Eigen::numext::bit_cast<Eigen::half>(static_cast<std::uint16_t>(v));
   } else {
     if (v < std::numeric_limits<T>::min() || v > std::numeric_limits<T>::max()) {
-      fail(where, "int32_data[" + std::to_string(i) + "] = " + std::to_string(v) + " does not fit " +
-                      dtype_name(dtype_of<T>));
+      fail(where,
+           "int32_data[" + std::to_string(i) + "] = " + std::to_string(v) + " does not fit " + dtype_name(dtype_of<T>));
     }
     return static_cast<T>(v);
   }
@@ -131,7 +131,8 @@ Tensor from_proto(const TensorProto& p, std::string_view context, std::pmr::memo
   }
   if (p.has_segment()) fail(where, "segmented tensors are not supported");
   const std::int32_t code = p.data_type();
-  if (!is_dtype_code(code)) fail(where, "data type " + std::to_string(code) + " is not supported (valid: " + valid_dtypes() + ")");
+  if (!is_dtype_code(code))
+    fail(where, "data type " + std::to_string(code) + " is not supported (valid: " + valid_dtypes() + ")");
   const auto t = static_cast<DataType>(code);
   Shape shape(std::span<const std::int64_t>(p.dims().data(), static_cast<std::size_t>(p.dims_size())));
   std::int64_t count = 0;
@@ -318,7 +319,8 @@ OptionalValue from_proto(const ::onnx::OptionalProto& p, const ValueType& declar
 namespace {
 DataType tensor_elem(const ::onnx::TypeProto_Tensor& t, const std::string& where) {
   const std::int32_t c = t.elem_type();
-  if (!is_dtype_code(c)) fail(where, "element type " + std::to_string(c) + " is not supported (valid: " + valid_dtypes() + ")");
+  if (!is_dtype_code(c))
+    fail(where, "element type " + std::to_string(c) + " is not supported (valid: " + valid_dtypes() + ")");
   return static_cast<DataType>(c);
 }
 }  // namespace

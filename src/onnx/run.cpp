@@ -25,8 +25,8 @@ class RunBudget final : public std::pmr::memory_resource {
   void release() noexcept {
     if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
   }
-  std::int64_t held() const noexcept { return held_.load(std::memory_order_relaxed); }
-  std::int64_t limit() const noexcept { return limit_; }
+  [[nodiscard]] std::int64_t held() const noexcept { return held_.load(std::memory_order_relaxed); }
+  [[nodiscard]] std::int64_t limit() const noexcept { return limit_; }
 
  private:
   void* do_allocate(std::size_t bytes, std::size_t align) override {
@@ -46,7 +46,7 @@ class RunBudget final : public std::pmr::memory_resource {
     held_.fetch_sub(static_cast<std::int64_t>(std::min<std::size_t>(bytes, INT64_MAX)), std::memory_order_relaxed);
     release();
   }
-  bool do_is_equal(const std::pmr::memory_resource& o) const noexcept override { return this == &o; }
+  [[nodiscard]] bool do_is_equal(const std::pmr::memory_resource& o) const noexcept override { return this == &o; }
 
   std::pmr::memory_resource* upstream_;
   std::int64_t limit_;
@@ -62,13 +62,10 @@ void Context::check_stop(std::string_view where, std::int64_t index) const {
   if (!cancelled && !late) return;
   const std::string at =
       where.empty() ? std::string() : std::string(where) + (index >= 0 ? " " + std::to_string(index) : "") + ": ";
-  if (cancelled) {
-    throw RunStopped(at + "the run was cancelled (SessionOptions::cancel)");
-  } else {
-    throw RunStopped(at + "the run took longer than its time limit of " +
-                     std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(options.time_limit).count()) +
-                     " ms (SessionOptions::time_limit)");
-  }
+  if (cancelled) throw RunStopped(at + "the run was cancelled (SessionOptions::cancel)");
+  throw RunStopped(at + "the run took longer than its time limit of " +
+                   std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(options.time_limit).count()) +
+                   " ms (SessionOptions::time_limit)");
 }
 
 void Context::check_tensor(std::int64_t elements, DataType dtype, std::string_view op) const {
@@ -149,8 +146,7 @@ Values run_graph(const Graph& g, Scope& scope, Context& cx) {
         auto& cell = scope.slots[static_cast<std::size_t>(slot)];
         if (cell) {
           if (n.move_input[j]) {
-            in[j] = std::move(cell);
-            cell.reset();
+            in[j] = std::exchange(cell, std::nullopt);
             ++cx.stats.moved_inputs;
           } else {
             in[j] = *cell;
@@ -227,10 +223,13 @@ std::vector<Value> Session::run(std::vector<std::pair<std::string, Value>> feeds
   detail::RunBudget* budget = nullptr;
   struct Release {
     detail::RunBudget*& b;
+    explicit Release(detail::RunBudget*& r) noexcept : b(r) {}
+    Release(const Release&) = delete;
+    Release& operator=(const Release&) = delete;
     ~Release() {
       if (b != nullptr) b->release();
     }
-  } release{budget};
+  } release(budget);
   try {  // everything, allocations included, fails as a tseq::Error naming the model
     detail::Scope scope(g);
     for (auto& feed : feeds) {

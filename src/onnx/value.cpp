@@ -10,7 +10,7 @@
 namespace tseq::onnx {
 
 std::string to_string(const ValueType& t) {
-  const std::string tensor = "tensor(" + dtype_name(t.dtype) + ")";
+  std::string tensor = "tensor(" + dtype_name(t.dtype) + ")";
   switch (t.kind) {
     case ValueType::Kind::Tensor:
       return tensor;
@@ -36,8 +36,8 @@ namespace {
 template <class T>
 bool close_scalar(const T& a, const T& b, double rtol, double atol) {
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, Eigen::half>) {
-    const double x = static_cast<double>(a);
-    const double y = static_cast<double>(b);
+    const auto x = static_cast<double>(a);
+    const auto y = static_cast<double>(b);
     if (std::isnan(x) || std::isnan(y)) return std::isnan(x) && std::isnan(y);  // as numpy's equal_nan
     if (std::isinf(x) || std::isinf(y)) return x == y;
     return std::abs(x - y) <= atol + rtol * std::abs(y);
@@ -63,9 +63,10 @@ bool close_tensor(const Tensor& a, const Tensor& b, double rtol, double atol, st
     const auto y = b.values<T>();
     for (std::size_t i = 0; i < x.size(); ++i) {
       if (!close_scalar(x[i], y[i], rtol, atol)) {
-        if (why)
+        if (why) {
           *why =
               "element " + std::to_string(i) + " differs: got " + to_string(a, 16) + ", expected " + to_string(b, 16);
+        }
         return false;
       }
     }

@@ -195,7 +195,8 @@ TEST(Untrusted, LoadChecksWhatEveryNodeNeeds) {
   add_output(empty, "y", DataType::Float, true);
   EXPECT_EQ(load(make_model(empty)),
             "m.onnx graph 'g': node 0 'n' (SequenceEmpty): SequenceEmpty: dtype 4294967297 is not a sequence element "
-            "type (valid: " + tseq::valid_dtypes() + ")");
+            "type (valid: " +
+                tseq::valid_dtypes() + ")");
   // Two producers of one name.
   ::onnx::GraphProto twice = one_node("Identity", {"t"}, "y");
   add_node(twice, "Identity", {"t"}, {"y"}, "again");

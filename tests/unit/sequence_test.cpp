@@ -219,3 +219,26 @@ TEST(TensorSequence, Printing) {
 }
 
 }  // namespace
+
+namespace {
+
+// Debug-build checks (tseq/detail/assert.hpp): a broken precondition stops the program with a
+// message naming it, instead of reading past a leaf. Compiled out in Release builds.
+#if TSEQ_ASSERTIONS
+TEST(Assertions, IndexingPastTheEndAbortsNamingThePrecondition) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const TensorSequence s(DataType::Float, std::vector<Tensor>{f(1), f(2)});
+  EXPECT_DEATH((void)s[2], "tseq assertion failed: rrb_vector: index out of range");
+  const std::vector<int> sevens(100, 7);
+  const rrb_vector<int> v(sevens.begin(), sevens.end());
+  EXPECT_DEATH((void)v[100], "operator\\[\\] precondition");
+  EXPECT_DEATH((void)*v.end(), "iterator dereferenced out of range");
+  EXPECT_EQ(v[99], 7) << "in range, nothing fires";
+}
+#else
+TEST(Assertions, IndexingPastTheEndAbortsNamingThePrecondition) {
+  GTEST_SKIP() << "assertions are compiled out (NDEBUG without TSEQ_ASSERTIONS)";
+}
+#endif
+
+}  // namespace

@@ -23,7 +23,7 @@ class intrusive_ref {
   intrusive_ref(const intrusive_ref& o) noexcept : intrusive_ref(o.p_, true) {}
   intrusive_ref(intrusive_ref&& o) noexcept : p_(std::exchange(o.p_, nullptr)) {}
   intrusive_ref& operator=(const intrusive_ref& o) noexcept {
-    intrusive_ref(o).swap(*this);
+    if (this != &o) intrusive_ref(o).swap(*this);
     return *this;
   }
   intrusive_ref& operator=(intrusive_ref&& o) noexcept {

@@ -83,8 +83,8 @@ struct leaf_node : node<T, Bits> {
     T* d = data();
     for (std::uint32_t i = 0; i < this->count; ++i) d[i].~T();
   }
-  T* data() noexcept { return std::launder(reinterpret_cast<T*>(buf)); }
-  const T* data() const noexcept { return std::launder(reinterpret_cast<const T*>(buf)); }
+  [[nodiscard]] T* data() noexcept { return std::launder(reinterpret_cast<T*>(buf)); }
+  [[nodiscard]] const T* data() const noexcept { return std::launder(reinterpret_cast<const T*>(buf)); }
 };
 
 // Up to `width` children; sizes[i] is the number of elements in children [0, i].

@@ -15,7 +15,6 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
-#include <vector>
 
 #include "tseq/detail/assert.hpp"
 #include "tseq/detail/intrusive_ref.hpp"
@@ -28,8 +27,8 @@ namespace tseq::detail {
 // (reading: lookups and iterators).
 template <class P>
 struct basic_state {
-  P root{};             // tree of all elements but the tail's (null when none)
-  P tail{};             // last 1..B elements (null iff the vector is empty)
+  P root{};              // tree of all elements but the tail's (null when none)
+  P tail{};              // last 1..B elements (null iff the vector is empty)
   std::size_t size = 0;  // elements in tree + tail
   unsigned height = 0;   // height of root: 0 when it is a leaf
 
@@ -76,7 +75,8 @@ struct rrb_state_ops {
   using state = basic_state<ref>;
   using view = basic_state<const node_t*>;
   static constexpr std::size_t B = tree::B;
-  static constexpr std::size_t max_size = static_cast<std::size_t>(std::numeric_limits<std::ptrdiff_t>::max()) / sizeof(T);
+  static constexpr std::size_t max_size =
+      static_cast<std::size_t>(std::numeric_limits<std::ptrdiff_t>::max()) / sizeof(T);
 
   // ---- packing and unpacking the holder ----------------------------------------------------
 
@@ -199,16 +199,33 @@ struct rrb_state_ops {
 
   // ---- updates (each consumes its state) -----------------------------------------------------
 
-  // Bulk construction: full leaves, then each level of inner nodes bottom-up (a dense tree);
-  // the last 1..B elements become the tail.
+  // Bulk construction in one pass, O(1) amortised per element and no scratch memory: full
+  // leaves go into open[0], the inner node (height 1) being filled; a node that becomes full
+  // goes into the one a level up. At the end each open node takes the one below as its last
+  // child: a dense, left-packed tree. The last 1..B elements become the tail.
   template <class It>
   static state build(It first, It last) {
+    constexpr unsigned max_levels = 64 / Bits + 2;
+    ref open[max_levels];  // open[h]: the node at height h + 1 being filled, or null
+    unsigned levels = 0;   // open[0, levels) have been used
+    const auto push = [&](ref child) {
+      for (unsigned h = 0;; ++h) {
+        if (!open[h]) {
+          open[h] = tree::new_inner();
+          levels = h + 1 > levels ? h + 1 : levels;
+        }
+        auto* in = tree::as_inner(open[h].get());
+        in->child[in->count++] = child.detach();
+        if (in->count < B) return;
+        tree::refresh(in, h + 1);
+        child = std::move(open[h]);  // full: it moves a level up
+      }
+    };
     state s;
-    std::vector<ref> level;
     ref cur;
     for (; first != last; ++first) {
       if (!cur || cur->count == B) {
-        if (cur) level.push_back(std::move(cur));
+        if (cur) push(std::move(cur));
         cur = tree::new_leaf();
       }
       auto* l = tree::as_leaf(cur.get());
@@ -216,22 +233,20 @@ struct rrb_state_ops {
       ++l->count;
       ++s.size;
     }
-    unsigned h = 0;
-    while (level.size() > 1) {
-      std::vector<ref> up;
-      up.reserve(level.size() / B + 1);
-      for (std::size_t i = 0; i < level.size(); i += B) {
-        ref n = tree::new_inner();
-        auto* in = tree::as_inner(n.get());
-        for (std::size_t j = i; j < level.size() && j < i + B; ++j) in->child[in->count++] = level[j].detach();
-        tree::refresh(in, h + 1);
-        up.push_back(std::move(n));
+    ref carry;  // the finished node below level h
+    for (unsigned h = 0; h < levels; ++h) {
+      if (carry) {
+        if (!open[h]) open[h] = tree::new_inner();
+        auto* in = tree::as_inner(open[h].get());
+        in->child[in->count++] = carry.detach();
       }
-      level = std::move(up);
-      ++h;
+      if (open[h]) {
+        tree::refresh(tree::as_inner(open[h].get()), h + 1);
+        carry = std::move(open[h]);
+      }
     }
-    if (!level.empty()) s.root = std::move(level[0]);
-    s.height = h;
+    s.height = levels;
+    if (carry) set_root(s, std::move(carry));
     s.tail = std::move(cur);
     return s;
   }

@@ -48,7 +48,7 @@ void to_proto(const TensorSequence& s, ::onnx::SequenceProto& out, const std::st
 
 /// The ValueType of a TypeProto; throws Error for types tseq does not support (maps, sparse
 /// tensors, sequences of sequences, ...).
-ValueType from_proto(const ::onnx::TypeProto& p, std::string_view context);
+[[nodiscard]] ValueType from_proto(const ::onnx::TypeProto& p, std::string_view context);
 
 /// Parses serialized bytes as the message that `type` calls for (TensorProto, SequenceProto or
 /// OptionalProto) and converts it.
@@ -60,6 +60,6 @@ ValueType from_proto(const ::onnx::TypeProto& p, std::string_view context);
                                std::pmr::memory_resource* resource = nullptr);
 
 /// The whole content of a file. Throws Error naming the file if it cannot be read.
-std::string read_file(const std::filesystem::path& file);
+[[nodiscard]] std::string read_file(const std::filesystem::path& file);
 
 }  // namespace tseq::onnx

@@ -18,16 +18,16 @@ struct ValueType {
   enum class Kind { Tensor, Sequence, Optional };
   Kind kind = Kind::Tensor;
   DataType dtype = DataType::Float;  ///< the tensors' element type at the bottom
-  Kind optional_of = Kind::Tensor;       ///< for Optional: what it may hold
+  Kind optional_of = Kind::Tensor;   ///< for Optional: what it may hold
 
-  static ValueType tensor(DataType t) { return {Kind::Tensor, t, Kind::Tensor}; }
-  static ValueType sequence(DataType t) { return {Kind::Sequence, t, Kind::Tensor}; }
-  static ValueType optional(Kind of, DataType t) { return {Kind::Optional, t, of}; }
+  [[nodiscard]] static ValueType tensor(DataType t) { return {Kind::Tensor, t, Kind::Tensor}; }
+  [[nodiscard]] static ValueType sequence(DataType t) { return {Kind::Sequence, t, Kind::Tensor}; }
+  [[nodiscard]] static ValueType optional(Kind of, DataType t) { return {Kind::Optional, t, of}; }
   friend bool operator==(const ValueType&, const ValueType&) = default;
 };
 
 /// "tensor(float)", "seq(tensor(int64))", "optional(seq(tensor(float)))".
-std::string to_string(const ValueType& t);
+[[nodiscard]] std::string to_string(const ValueType& t);
 
 struct Value;
 
@@ -36,27 +36,28 @@ struct Value;
 struct OptionalValue {
   std::shared_ptr<const Value> element;  ///< null when empty
   ValueType type;
-  bool has_value() const noexcept { return element != nullptr; }
+  [[nodiscard]] bool has_value() const noexcept { return element != nullptr; }
 };
 
 /// A graph value. Copying one shares its payloads (tensors and sequences are persistent).
 struct Value : std::variant<Tensor, TensorSequence, OptionalValue> {
   using variant::variant;
-  bool is_tensor() const noexcept { return index() == 0; }
-  bool is_sequence() const noexcept { return index() == 1; }
-  bool is_optional() const noexcept { return index() == 2; }
-  const Tensor& tensor() const { return std::get<Tensor>(*this); }
-  const TensorSequence& sequence() const { return std::get<TensorSequence>(*this); }
-  const OptionalValue& optional() const { return std::get<OptionalValue>(*this); }
+  [[nodiscard]] bool is_tensor() const noexcept { return index() == 0; }
+  [[nodiscard]] bool is_sequence() const noexcept { return index() == 1; }
+  [[nodiscard]] bool is_optional() const noexcept { return index() == 2; }
+  [[nodiscard]] const Tensor& tensor() const { return std::get<Tensor>(*this); }
+  [[nodiscard]] const TensorSequence& sequence() const { return std::get<TensorSequence>(*this); }
+  [[nodiscard]] const OptionalValue& optional() const { return std::get<OptionalValue>(*this); }
 };
 
 /// What kind of value v is ("tensor(float)", "seq(tensor(float))", "optional(...)", "empty optional").
-std::string describe(const Value& v);
+[[nodiscard]] std::string describe(const Value& v);
 
 /// Value equality as the ONNX backend tests compare: same kind; tensors of the same dtype and
 /// shape with floating-point values within rtol/atol (|a - b| <= atol + rtol * |b|), integers,
 /// bools and strings exactly; sequences by length and element by element; optionals by
 /// presence and content. On a difference, returns false and describes it in `why`.
-bool all_close(const Value& actual, const Value& expected, double rtol, double atol, std::string* why = nullptr);
+[[nodiscard]] bool all_close(const Value& actual, const Value& expected, double rtol, double atol,
+                             std::string* why = nullptr);
 
 }  // namespace tseq::onnx
