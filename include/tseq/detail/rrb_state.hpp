@@ -205,6 +205,23 @@ struct rrb_state_ops {
   // child: a dense, left-packed tree. The last 1..B elements become the tail.
   template <class It>
   static state build(It first, It last) {
+    state s;
+    if (first == last) return s;
+    ref cur = tree::new_leaf();
+    auto* l = tree::as_leaf(cur.get());
+    for (; first != last && l->count < B; ++first) {  // the first leaf: often the whole vector
+      ::new (static_cast<void*>(l->data() + l->count)) T(*first);
+      ++l->count;
+      ++s.size;
+    }
+    if (first != last) return build_tree(std::move(s), std::move(cur), first, last);
+    s.tail = std::move(cur);
+    return s;
+  }
+
+  // The rest of build() once a first full leaf `cur` is made and elements remain.
+  template <class It>
+  static state build_tree(state s, ref cur, It first, It last) {
     constexpr unsigned max_levels = 64 / Bits + 2;
     ref open[max_levels];  // open[h]: the node at height h + 1 being filled, or null
     unsigned levels = 0;   // open[0, levels) have been used
@@ -221,11 +238,9 @@ struct rrb_state_ops {
         child = std::move(open[h]);  // full: it moves a level up
       }
     };
-    state s;
-    ref cur;
     for (; first != last; ++first) {
-      if (!cur || cur->count == B) {
-        if (cur) push(std::move(cur));
+      if (cur->count == B) {
+        push(std::move(cur));
         cur = tree::new_leaf();
       }
       auto* l = tree::as_leaf(cur.get());
