@@ -134,7 +134,6 @@ TensorSequence TensorSequence::drop(size_type n) && { return {dtype_, std::move(
 TensorSequence TensorSequence::slice(size_type first, size_type last) const& {
   last = std::min(last, size());
   first = std::min(first, last);
-  if (first == 0) return take(last);
   return {dtype_, v_.take(last).drop(first), nullptr};
 }
 TensorSequence TensorSequence::slice(size_type first, size_type last) && {

@@ -91,16 +91,22 @@ std::int64_t Shape::num_elements() const {
   return n;
 }
 
+// Both build the result in place: no allocation up to inline_rank dims (SplitToSequence makes
+// one per piece).
 Shape Shape::inserted(std::size_t i, std::int64_t d) const {
-  std::vector<std::int64_t> v(begin(), end());
-  v.insert(v.begin() + static_cast<std::ptrdiff_t>(i), d);
-  return Shape(std::span<const std::int64_t>(v));
+  Shape r;
+  r.allocate(rank_ + 1);
+  std::int64_t* out = std::copy(begin(), begin() + i, r.data());
+  *out = d;
+  std::copy(begin() + i, end(), out + 1);
+  return r;
 }
 
 Shape Shape::removed(std::size_t i) const {
-  std::vector<std::int64_t> v(begin(), end());
-  v.erase(v.begin() + static_cast<std::ptrdiff_t>(i));
-  return Shape(std::span<const std::int64_t>(v));
+  Shape r;
+  r.allocate(rank_ - 1);
+  std::copy(begin() + i + 1, end(), std::copy(begin(), begin() + i, r.data()));
+  return r;
 }
 
 Shape Shape::with(std::size_t i, std::int64_t d) const {

@@ -63,19 +63,6 @@ inline constexpr DataType all_dtypes[] = {
 /// Number of element types (15).
 inline constexpr std::size_t dtype_count = std::size(all_dtypes);
 
-/// True for the 15 codes of the table (TensorProto.DataType codes 1..15).
-[[nodiscard]] constexpr bool is_dtype_code(std::int64_t code) noexcept {
-  for (DataType d : all_dtypes) {
-    if (static_cast<std::int64_t>(d) == code) return true;
-  }
-  return false;
-}
-
-/// True for the 15 element types.
-[[nodiscard]] constexpr bool is_valid(DataType t) noexcept {
-  return is_dtype_code(static_cast<std::int64_t>(static_cast<std::int32_t>(t)));
-}
-
 namespace detail {
 struct dtype_info {  // (fields ordered for size)
   std::size_t size;
@@ -89,15 +76,36 @@ inline constexpr dtype_info dtype_infos[] = {
     TSEQ_DTYPE_TABLE(TSEQ_X)
 #undef TSEQ_X
 };
-// Entry of t, or nullptr for an invalid code.
+// Entry of t, or nullptr for an invalid code. O(1): the table lists codes 1, 2, ... in order
+// (checked below).
 constexpr const dtype_info* find_dtype(DataType t) noexcept {
-  for (const dtype_info& i : dtype_infos) {
-    if (i.dtype == t) return &i;
-  }
-  return nullptr;
+  const auto c = static_cast<std::int64_t>(static_cast<std::int32_t>(t));
+  if (c < 1 || c > static_cast<std::int64_t>(std::size(dtype_infos))) return nullptr;
+  return &dtype_infos[static_cast<std::size_t>(c - 1)];
 }
+constexpr bool table_in_code_order() noexcept {
+  for (std::size_t k = 0; k < std::size(dtype_infos); ++k) {
+    if (static_cast<std::size_t>(dtype_infos[k].dtype) != k + 1) return false;
+  }
+  return true;
+}
+static_assert(table_in_code_order(), "TSEQ_DTYPE_TABLE must list the codes 1, 2, ... in order");
 [[noreturn]] void throw_invalid_dtype(DataType t);
+// Entry of t; TypeError for an invalid t.
+inline const dtype_info& dtype_info_of(DataType t) {
+  const dtype_info* i = find_dtype(t);
+  if (i == nullptr) throw_invalid_dtype(t);
+  return *i;
+}
 }  // namespace detail
+
+/// True for the 15 codes of the table (TensorProto.DataType codes 1..15).
+[[nodiscard]] constexpr bool is_dtype_code(std::int64_t code) noexcept {
+  return code >= 1 && code <= static_cast<std::int64_t>(dtype_count);
+}
+
+/// True for the 15 element types.
+[[nodiscard]] constexpr bool is_valid(DataType t) noexcept { return detail::find_dtype(t) != nullptr; }
 
 /// ONNX name of t ("float", "int64", "string", "float16", "complex64", ...); "invalid(N)"
 /// for a code outside the 15.
@@ -107,27 +115,15 @@ constexpr const dtype_info* find_dtype(DataType t) noexcept {
 std::ostream& operator<<(std::ostream& os, DataType t);
 
 /// Kind of t. Throws TypeError for an invalid t.
-[[nodiscard]] inline DTypeKind dtype_kind(DataType t) {
-  const auto* i = detail::find_dtype(t);
-  if (i == nullptr) detail::throw_invalid_dtype(t);
-  return i->kind;
-}
+[[nodiscard]] inline DTypeKind dtype_kind(DataType t) { return detail::dtype_info_of(t).kind; }
 
 /// Bytes per element in memory (sizeof the C++ type; std::string for String). Throws
 /// TypeError for an invalid t.
-[[nodiscard]] inline std::size_t dtype_size(DataType t) {
-  const auto* i = detail::find_dtype(t);
-  if (i == nullptr) detail::throw_invalid_dtype(t);
-  return i->size;
-}
+[[nodiscard]] inline std::size_t dtype_size(DataType t) { return detail::dtype_info_of(t).size; }
 
 /// Alignment an element of type t needs in memory (alignof the C++ type). Throws TypeError
 /// for an invalid t.
-[[nodiscard]] inline std::size_t dtype_alignment(DataType t) {
-  const auto* i = detail::find_dtype(t);
-  if (i == nullptr) detail::throw_invalid_dtype(t);
-  return i->alignment;
-}
+[[nodiscard]] inline std::size_t dtype_alignment(DataType t) { return detail::dtype_info_of(t).alignment; }
 
 /// "1..15: float, uint8, ..., complex128": the valid codes, for error messages.
 [[nodiscard]] std::string valid_dtypes();

@@ -96,9 +96,13 @@ class Shape {
 
   [[nodiscard]] const std::int64_t* data() const noexcept { return heap_ != nullptr ? heap_ : inline_; }
   [[nodiscard]] std::int64_t* data() noexcept { return heap_ != nullptr ? heap_ : inline_; }
-  void assign(const std::int64_t* d, std::size_t n) {
+  // Storage for n dims (this Shape is empty); the dims are then written through data().
+  void allocate(std::size_t n) {
     if (n > inline_rank) heap_ = new std::int64_t[n];
     rank_ = n;
+  }
+  void assign(const std::int64_t* d, std::size_t n) {
+    allocate(n);
     std::copy(d, d + n, data());
   }
 };

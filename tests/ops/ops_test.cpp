@@ -270,4 +270,18 @@ TEST(OpsCost, InPlaceEraseAllocatesNothing) {
   EXPECT_EQ(s.size(), 99'900u);
 }
 
+// SplitToSequence and ConcatFromSequence derive a shape per piece: up to Shape::inline_rank
+// dims that takes no allocation (a std::vector temporary once did).
+TEST(OpsCost, ShapeInsertedAndRemovedAllocateNothingUpToTheInlineRank) {
+  const Shape five{2, 3, 4, 5, 6};
+  tseq_test::count_allocations c;
+  const Shape six = five.inserted(2, 9);
+  const Shape four = five.removed(0);
+  EXPECT_EQ(c.delta().allocations, 0);
+  EXPECT_EQ(six, (Shape{2, 3, 9, 4, 5, 6}));
+  EXPECT_EQ(four, (Shape{3, 4, 5, 6}));
+  EXPECT_EQ(six.inserted(6, 1), (Shape{2, 3, 9, 4, 5, 6, 1})) << "past the inline rank: one allocation, same values";
+  EXPECT_EQ(six.inserted(6, 1).removed(6), six);
+}
+
 }  // namespace
