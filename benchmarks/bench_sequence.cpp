@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "support/alloc_hook.hpp"
+#include "support/history_probe.hpp"
 #include "tseq/dlpack.hpp"
 #include "tseq/ops.hpp"
 
@@ -71,6 +72,36 @@ const Fixture& fixture(std::size_t n, std::int64_t payload) {
     f.seq = TensorSequence(DataType::Float, std::move(b).persistent());
   }
   return f;
+}
+
+// The fixture after 10^5 random persistent edits (erase at a random position, then insert
+// pool[0] at another: the length stays n), the previous version dropped each time: a relaxed
+// tree as a long-running graph leaves it. `vec` holds the same tensors in the same order.
+const Fixture& edited_fixture(std::size_t n) {
+  static std::map<std::size_t, Fixture> cache;
+  auto [it, fresh] = cache.try_emplace(n);
+  Fixture& e = it->second;
+  if (fresh) {
+    const Fixture& f = fixture(n, 16);
+    e.pool = f.pool;
+    TensorSequence s = f.seq;
+    std::mt19937_64 rng(3);
+    for (int k = 0; k < 100000; ++k) {
+      const auto p = static_cast<std::int64_t>(rng() % s.size());
+      s = (k % 2 == 0) ? ops::sequence_erase(s, p) : ops::sequence_insert(s, f.pool[0], p);
+    }
+    e.vec.assign(s.begin(), s.end());
+    e.seq = std::move(s);
+  }
+  return e;
+}
+
+// Reads a handle without following it (what a traversal of "handles only" costs).
+std::uintptr_t bits_of(const Tensor& t) noexcept {
+  std::uintptr_t x = 0;
+  static_assert(sizeof(Tensor) >= sizeof x);
+  std::memcpy(&x, &t, sizeof x);
+  return x;
 }
 
 Tensor deep_copy(const Tensor& t) { return Tensor::from_values<float>(t.shape(), t.values<float>()); }
@@ -175,17 +206,9 @@ void at_random(benchmark::State& state, const std::string& impl, std::size_t n) 
 
 // Touches every element (its payload pointer) in order.
 void iterate(benchmark::State& state, const std::string& impl, std::size_t n, bool edited) {
-  const Fixture& f = fixture(n, 16);
-  TensorSequence s = f.seq;
-  Handles v = f.vec;
-  if (edited) {  // 10^5 random erase/insert edits first: a relaxed tree
-    std::mt19937_64 rng(3);
-    for (int e = 0; e < 100000; ++e) {
-      const auto p = static_cast<std::int64_t>(rng() % s.size());
-      s = (e % 2 == 0) ? ops::sequence_erase(std::move(s), p) : ops::sequence_insert(std::move(s), f.pool[0], p);
-    }
-    v.assign(s.begin(), s.end());  // the baseline visits the same tensors in the same order
-  }
+  const Fixture& f = edited ? edited_fixture(n) : fixture(n, 16);
+  const TensorSequence& s = f.seq;
+  const Handles& v = f.vec;  // the baseline visits the same tensors in the same order
   run(state, [&](std::size_t) {
     std::uintptr_t acc = 0;
     if (impl == "tseq") {
@@ -202,9 +225,209 @@ void iterate(benchmark::State& state, const std::string& impl, std::size_t n, bo
     benchmark::DoNotOptimize(acc);
   });
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(n));
-  std::size_t leaves = 0;
-  s.tensors().for_each_chunk([&](const Tensor*, const Tensor*) { ++leaves; });
-  state.counters["elements_per_leaf"] = static_cast<double>(s.size()) / static_cast<double>(leaves);
+  const storage_stats st = s.tensors().storage();
+  state.counters["elements_per_leaf"] = static_cast<double>(s.size()) / static_cast<double>(st.leaves);
+}
+
+// A traversal that reads only the handles (no tensor is followed).
+void iterate_handles(benchmark::State& state, const std::string& impl, std::size_t n, bool edited) {
+  const Fixture& f = edited ? edited_fixture(n) : fixture(n, 16);
+  run(state, [&](std::size_t) {
+    std::uintptr_t acc = 0;
+    if (impl == "tseq") {
+      f.seq.tensors().for_each_chunk([&](const Tensor* a, const Tensor* b) {
+        std::uintptr_t local = 0;
+        for (; a != b; ++a) local += bits_of(*a);
+        acc += local;
+      });
+    } else {
+      for (const Tensor& t : f.vec) acc += bits_of(t);
+    }
+    benchmark::DoNotOptimize(acc);
+  });
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(n));
+}
+
+// Random index, reading the handle only, on the fresh or the edited fixture.
+void index_random(benchmark::State& state, const std::string& impl, std::size_t n, bool edited) {
+  const Fixture& f = edited ? edited_fixture(n) : fixture(n, 16);
+  std::mt19937_64 rng(11);
+  std::uintptr_t acc = 0;
+  if (impl == "tseq") {
+    const auto& v = f.seq.tensors();
+    run(state, [&](std::size_t) { acc += bits_of(v[rng() % n]); });
+  } else {
+    run(state, [&](std::size_t) { acc += bits_of(f.vec[rng() % n]); });
+  }
+  benchmark::DoNotOptimize(acc);
+}
+
+// push_back of n tensors in place into an empty sequence, per element (the vector is moved in
+// and owned alone; std::vector without reserve).
+void push_back_n(benchmark::State& state, const std::string& impl, std::size_t n) {
+  const Fixture& f = fixture(4096, 16);
+  run(state, [&](std::size_t) {
+    if (impl == "tseq") {
+      TensorSequence::container_type v;
+      for (std::size_t i = 0; i < n; ++i) v = std::move(v).push_back(f.pool[i & 4095]);
+      benchmark::DoNotOptimize(v);
+    } else {
+      Handles v;
+      for (std::size_t i = 0; i < n; ++i) v.push_back(f.pool[i & 4095]);
+      benchmark::DoNotOptimize(v.data());
+    }
+  });
+}
+
+// ---- the container with int elements, beside std::vector<int> ------------------------------
+
+using IntVec = rrb_vector<int>;
+struct IntFixture {
+  IntVec v, edited;
+  std::vector<int> vec, edited_vec;
+};
+
+const IntFixture& int_fixture(std::size_t n) {
+  static std::map<std::size_t, IntFixture> cache;
+  auto [it, fresh] = cache.try_emplace(n);
+  IntFixture& f = it->second;
+  if (fresh) {
+    for (std::size_t i = 0; i < n; ++i) f.vec.push_back(static_cast<int>(i));
+    f.v = IntVec(f.vec.begin(), f.vec.end());
+    IntVec e = f.v;  // 10^5 random persistent edits, as edited_fixture
+    std::mt19937_64 rng(3);
+    for (int k = 0; k < 100000; ++k) {
+      const std::size_t p = rng() % e.size();
+      e = (k % 2 == 0) ? e.erase(p) : e.insert(p, -1);
+    }
+    f.edited_vec.assign(e.begin(), e.end());
+    f.edited = std::move(e);
+  }
+  return f;
+}
+
+void int_op(benchmark::State& state, const std::string& op, const std::string& impl, std::size_t n) {
+  const IntFixture& f = int_fixture(n);
+  std::mt19937_64 rng(42);
+  auto middle = [&] { return n / 4 + rng() % std::max<std::size_t>(n / 2, 1); };
+  const auto d = [](std::size_t i) { return static_cast<std::ptrdiff_t>(i); };
+  if (op == "erase" || op == "insert") {
+    const bool erase = op == "erase";
+    if (impl == "tseq") {
+      run(state, [&](std::size_t) {
+        IntVec r = erase ? f.v.erase(middle()) : f.v.insert(middle(), -1);
+        benchmark::DoNotOptimize(r);
+      });
+    } else if (impl == "tseq_move") {
+      IntVec w = IntVec(f.vec.begin(), f.vec.end());
+      run(state, [&](std::size_t) {
+        w = erase ? std::move(w).erase(middle()).push_back(-1) : std::move(w).insert(middle(), -1).pop_back();
+        benchmark::DoNotOptimize(w);
+      });
+    } else {  // naive: copy, then edit
+      run(state, [&](std::size_t) {
+        std::vector<int> c = f.vec;
+        if (erase) {
+          c.erase(c.begin() + d(middle()));
+        } else {
+          c.insert(c.begin() + d(middle()), -1);
+        }
+        benchmark::DoNotOptimize(c.data());
+      });
+    }
+  } else if (op == "take" || op == "drop") {
+    const bool take = op == "take";
+    run(state, [&](std::size_t) {
+      const std::size_t k = rng() % n;
+      if (impl == "tseq") {
+        IntVec r = take ? f.v.take(k) : f.v.drop(k);
+        benchmark::DoNotOptimize(r);
+      } else {
+        std::vector<int> r = take ? std::vector<int>(f.vec.begin(), f.vec.begin() + d(k))
+                                  : std::vector<int>(f.vec.begin() + d(k), f.vec.end());
+        benchmark::DoNotOptimize(r.data());
+      }
+    });
+  } else if (op == "concat") {
+    const IntVec a = f.v.take(n / 2), b = f.v.drop(n / 2);
+    const std::vector<int> va(f.vec.begin(), f.vec.begin() + d(n / 2)), vb(f.vec.begin() + d(n / 2), f.vec.end());
+    run(state, [&](std::size_t) {
+      if (impl == "tseq") {
+        IntVec r = a + b;
+        benchmark::DoNotOptimize(r);
+      } else {
+        std::vector<int> r;
+        r.reserve(n);
+        r.insert(r.end(), va.begin(), va.end());
+        r.insert(r.end(), vb.begin(), vb.end());
+        benchmark::DoNotOptimize(r.data());
+      }
+    });
+  } else if (op == "index_fresh" || op == "index_edited") {
+    const bool e = op == "index_edited";
+    const IntVec& v = e ? f.edited : f.v;
+    const std::vector<int>& vec = e ? f.edited_vec : f.vec;
+    long acc = 0;
+    if (impl == "tseq") {
+      run(state, [&](std::size_t) { acc += v[rng() % n]; });
+    } else {
+      run(state, [&](std::size_t) { acc += vec[rng() % n]; });
+    }
+    benchmark::DoNotOptimize(acc);
+  } else {  // iterate_fresh / iterate_edited
+    const bool e = op == "iterate_edited";
+    const IntVec& v = e ? f.edited : f.v;
+    const std::vector<int>& vec = e ? f.edited_vec : f.vec;
+    run(state, [&](std::size_t) {
+      long acc = 0;
+      if (impl == "tseq") {
+        v.for_each_chunk([&](const int* a, const int* b) {
+          long local = 0;
+          for (; a != b; ++a) local += *a;
+          acc += local;
+        });
+      } else {
+        for (int x : vec) acc += x;
+      }
+      benchmark::DoNotOptimize(acc);
+    });
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(n));
+  }
+}
+
+// The history probe (tests/support/history_probe.hpp): 10^5 steps of random slice, splice and
+// concatenation between versions of 10^5..10^6 ints; reports the final tree's shape.
+void history(benchmark::State& state, std::size_t lo, std::size_t hi) {
+  for (auto _ : state) {
+    std::vector<int> init(lo);
+    for (std::size_t i = 0; i < lo; ++i) init[i] = static_cast<int>(i);
+    IntVec cur(init.begin(), init.end());
+    std::vector<IntVec> versions(8, cur);
+    std::vector<std::size_t> sizes(8, cur.size());
+    std::mt19937_64 rng(17);
+    unsigned worst_levels = 0, worst_excess = 0;
+    constexpr int steps = 100000;
+    for (int k = 0; k < steps; ++k) {
+      const auto x = tseq_test::next_action(rng, cur.size(), sizes, lo, hi);
+      cur = tseq_test::apply_action(cur, versions, x);
+      const std::size_t slot = rng() % versions.size();
+      versions[slot] = cur;
+      sizes[slot] = cur.size();
+      const storage_stats st = cur.storage();
+      worst_levels = std::max(worst_levels, st.levels);
+      const unsigned bound = IntVec::levels_bound(st.tree_elements);
+      if (st.levels > bound) worst_excess = std::max(worst_excess, st.levels - bound);
+    }
+    const storage_stats st = cur.storage();
+    state.counters["size"] = static_cast<double>(cur.size());
+    state.counters["levels"] = st.levels;
+    state.counters["levels_bound"] = IntVec::levels_bound(st.tree_elements);
+    state.counters["worst_levels"] = worst_levels;
+    state.counters["levels_over_bound"] = worst_excess;
+    state.counters["elements_per_leaf"] = static_cast<double>(cur.size()) / static_cast<double>(st.leaves);
+    state.counters["bytes_per_element"] = static_cast<double>(st.bytes) / static_cast<double>(cur.size());
+    state.counters["steps"] = steps;
+  }
 }
 
 void concat_halves(benchmark::State& state, const std::string& impl, std::size_t n) {
@@ -312,6 +535,12 @@ void memory(benchmark::State& state, std::size_t n) {
     state.counters["versions_bytes"] = version_bytes;
     state.counters["naive_versions_bytes"] = naive_bytes;
     state.counters["versions_over_naive_pct"] = 100.0 * version_bytes / naive_bytes;
+    // After 10^5 random persistent edits (edited_fixture): storage, fill, height.
+    const storage_stats e = edited_fixture(n).seq.tensors().storage();
+    state.counters["edited_node_bytes_per_elem"] = static_cast<double>(e.bytes) / static_cast<double>(n);
+    state.counters["edited_elements_per_leaf"] = static_cast<double>(n) / static_cast<double>(e.leaves);
+    state.counters["edited_levels"] = e.levels;
+    state.counters["edited_levels_bound"] = TensorSequence::container_type::levels_bound(e.tree_elements);
   }
 }
 
@@ -350,10 +579,11 @@ void boundary(benchmark::State& state, const std::string& op, const std::string&
 
 using Fn = std::function<void(benchmark::State&)>;
 
-void add(const std::string& name, Fn fn, bool heavy = false) {
+// heavy: a fixed 3 iterations (or `iterations`) instead of Google Benchmark's calibration.
+void add(const std::string& name, Fn fn, bool heavy = false, int iterations = 3) {
   auto* b = benchmark::RegisterBenchmark(name.c_str(), [fn](benchmark::State& s) { fn(s); });
   b->Unit(benchmark::kNanosecond);
-  if (heavy) b->Iterations(3);
+  if (heavy) b->Iterations(iterations);
 }
 
 std::string n_label(std::size_t n) { return std::to_string(n); }
@@ -410,6 +640,16 @@ int main(int argc, char** argv) {
       add("SequenceConstruct/-/" + std::string(impl == "tseq" ? "tseq" : "naive") + "/payload:16/n:" + n_label(n),
           [=](benchmark::State& s) { construct(s, impl == "tseq" ? "tseq" : "naive", n); });
     }
+    for (const std::string impl : {"tseq", "std_vector"}) {
+      for (const bool edited : {false, true}) {
+        if (edited && n < 100000) continue;
+        const std::string w = edited ? "edited" : "fresh";
+        add("Index/" + w + "/" + impl + "/payload:16/n:" + n_label(n),
+            [=](benchmark::State& s) { index_random(s, impl, n, edited); });
+        add("IterateHandles/" + w + "/" + impl + "/payload:16/n:" + n_label(n),
+            [=](benchmark::State& s) { iterate_handles(s, impl, n, edited); });
+      }
+    }
     for (const std::string impl : {"tseq", "tseq_iter", "std_vector"}) {
       add("Iterate/fresh/" + impl + "/payload:16/n:" + n_label(n),
           [=](benchmark::State& s) { iterate(s, impl, n, false); });
@@ -427,6 +667,37 @@ int main(int argc, char** argv) {
   }
   add(
       "Memory/-/tseq/payload:16/n:1000000", [](benchmark::State& s) { memory(s, 1000000); }, true);
+  for (const std::size_t n : {std::size_t{10000}, std::size_t{10000000}}) {
+    for (const std::string impl : {"tseq", "std_vector"}) {
+      add(
+          "PushBack/-/" + impl + "/payload:16/n:" + n_label(n), [=](benchmark::State& s) { push_back_n(s, impl, n); },
+          n > 100000);
+    }
+  }
+  for (const std::size_t n : {std::size_t{10}, std::size_t{100}, std::size_t{10000}, std::size_t{1000000}}) {
+    const std::pair<const char*, const char*> int_ops[] = {{"IntErase/middle", "erase"},
+                                                           {"IntInsert/middle", "insert"},
+                                                           {"IntTake/random", "take"},
+                                                           {"IntDrop/random", "drop"},
+                                                           {"IntConcat/halves", "concat"},
+                                                           {"IntIndex/fresh", "index_fresh"},
+                                                           {"IntIndex/edited", "index_edited"},
+                                                           {"IntIterate/fresh", "iterate_fresh"},
+                                                           {"IntIterate/edited", "iterate_edited"}};
+    for (const auto& [name, op] : int_ops) {
+      const std::string o = op;
+      const bool reads = o.rfind("index", 0) == 0 || o.rfind("iterate", 0) == 0;
+      if (o.find("edited") != std::string::npos && n < 100000) continue;
+      std::vector<std::string> int_impls = {"tseq", reads ? "std_vector" : "naive"};
+      if (o == "erase") int_impls.emplace_back("tseq_move");
+      for (const std::string& impl : int_impls) {
+        add(std::string(name) + "/" + impl + "/payload:0/n:" + n_label(n),
+            [=](benchmark::State& s) { int_op(s, o, impl, n); });
+      }
+    }
+  }
+  add(
+      "History/-/tseq/payload:0/n:1000000", [](benchmark::State& s) { history(s, 100000, 1000000); }, true, 1);
   for (const std::string op : {"TensorImport", "DLPackImport", "DLPackExport"}) {
     for (const std::string impl : {"tseq", "deep"}) {
       for (std::int64_t payload : {std::int64_t{16}, std::int64_t{65536}}) {

@@ -63,7 +63,8 @@ def tables(rows):
     for (op, where, payload) in sorted(groups):
         by_n = groups[(op, where, payload)]
         impls = [i for i in IMPLS if any(i in v for v in by_n.values())]
-        title = f"{op} ({where}, payload {payload} floats)" if where != "-" else f"{op} (payload {payload} floats)"
+        elems = "int elements" if payload == 0 else f"payload {payload} floats"
+        title = f"{op} ({where}, {elems})" if where != "-" else f"{op} ({elems})"
         head = ["n"] + impls
         ratios = []
         if "naive" in impls and "tseq" in impls:
@@ -141,6 +142,7 @@ def targets(rows):
               f"({pct:.3f}%)")
     else:
         check("memory", None, "")
+    container_targets(t, rows, check, res)
     e0, ek = t("ExecutorLoopErase", "-", "tseq", 0), t("ExecutorLoopErase", "-", "tseq", 50000)
     if e0 is not None and ek is not None:
         per = (ek - e0) / 50000
@@ -185,6 +187,91 @@ def targets(rows):
     check("a 32,000-node chain listed last node first loads in well under a second (Model::from_proto)",
           None if lr is None else lr < 0.5e9, f"{fmt_time(lr)} (in file order: {fmt_time(lf)})")
     return "\n".join(res)
+
+
+def container_targets(t, rows, check, res):
+    """Issue 13: the container against its own persistent erase and the baselines, one run."""
+    M = 10**6
+    e6 = t("SequenceErase", "middle", "tseq", M)
+
+    def vs_erase(label, value, bound):
+        check(f"{label} <= {bound}x persistent erase (n=10^6)",
+              None if not (value and e6) else value <= bound * e6,
+              f"{fmt_time(value)} = {fmt_ratio(value, e6)} of {fmt_time(e6)}")
+
+    vs_erase("take(random k)", t("Take", "random", "tseq", M), 0.3)
+    vs_erase("drop(random k)", t("Drop", "random", "tseq", M), 0.4)
+    vs_erase("concatenation of two halves", t("Concat", "halves", "tseq", M), 1.0)
+    vs_erase("insert", t("SequenceInsert", "middle", "tseq", M), 1.5)
+    vs_erase("in-place erase+push_back", t("SequenceErase", "middle", "tseq_move", M), 0.3)
+    b = rows.get(("SequenceErase", "middle", "tseq", 16, M))
+    allocs = b.get("allocs") if b else None
+    check("persistent erase at n=10^6 allocates <= 5 nodes", None if allocs is None else allocs <= 5.0 + 1e-9,
+          f"{allocs:.2f} allocations per erase" if allocs is not None else "")
+    for state, bound in (("fresh", 4), ("edited", 20)):
+        a, v = t("Index", state, "tseq", M), t("Index", state, "std_vector", M)
+        check(f"random index ({state}) <= {bound}x std::vector (n=10^6, handle read)",
+              None if not (a and v) else a <= bound * v, f"{fmt_ratio(a, v)} ({fmt_time(a)} vs {fmt_time(v)})")
+    a, v = t("IterateHandles", "edited", "tseq", M), t("IterateHandles", "edited", "std_vector", M)
+    check("traversal after 10^5 edits, handles only, <= 2x std::vector (n=10^6)",
+          None if not (a and v) else a <= 2 * v, fmt_ratio(a, v))
+    mem = rows.get(("Memory", "-", "tseq", 16, M))
+    if mem and "edited_node_bytes_per_elem" in mem:
+        per, vec = mem["edited_node_bytes_per_elem"], mem.get("vector_bytes_per_elem", 8)
+        check("after 10^5 persistent edits: node storage <= 1.2x a std::vector of handles", per <= 1.2 * vec,
+              f"{per:.2f} bytes/element vs {vec:.0f} ({per / vec:.3f}x)")
+        fill = mem["edited_elements_per_leaf"]
+        check("after 10^5 persistent edits: >= 28 elements per leaf on average", fill >= 28, f"{fill:.2f}")
+        lv, lb = mem["edited_levels"], mem["edited_levels_bound"]
+        check("after 10^5 persistent edits: levels within the bound", lv <= lb, f"{lv:.0f} levels, bound {lb:.0f}")
+    else:
+        check("storage after edits", None, "")
+    worst = None
+    for op, where in (("SequenceErase", "middle"), ("SequenceInsert", "middle"), ("Take", "random"),
+                      ("Drop", "random"), ("Concat", "halves")):
+        for n in (10, 100):
+            a, v = t(op, where, "tseq", n), t(op, where, "naive", n)
+            if a and v and (worst is None or a / v > worst[0]):
+                worst = (a / v, f"{op} n={n}")
+    check("erase/insert/take/drop/concat at n=10 and 100 never slower than the naive copy",
+          None if worst is None else worst[0] <= 1.0, f"worst tseq/naive = {worst[0]:.2f} at {worst[1]}" if worst else "")
+    worst = None
+    for (op, where, impl, payload, n), b in rows.items():
+        if op == "SequenceConstruct" and impl == "tseq":
+            v = t(op, where, "naive", n)
+            if v and (worst is None or ns(b) / v > worst[0]):
+                worst = (ns(b) / v, n)
+    check("SequenceConstruct at least as fast as the naive copy at every n",
+          None if worst is None else worst[0] <= 1.0,
+          f"worst naive/tseq = {1 / worst[0]:.2f}x at n={worst[1]:,}" if worst else "")
+    p4, p7 = t("PushBack", "-", "tseq", 10**4), t("PushBack", "-", "tseq", 10**7)
+    if p4 and p7:
+        r = (p7 / 10**7) / (p4 / 10**4)
+        v4, v7 = t("PushBack", "-", "std_vector", 10**4), t("PushBack", "-", "std_vector", 10**7)
+        vr = f"; std::vector {(v7 / 10**7) / (v4 / 10**4):.2f}" if v4 and v7 else ""
+        check("push_back amortised O(1): per-element t(10^7)/t(10^4) <= 1.3", r <= 1.3,
+              f"{r:.2f} ({p4 / 10**4:.1f} ns vs {p7 / 10**7:.1f} ns per element{vr})")
+    else:
+        check("push_back amortised O(1)", None, "")
+    h = rows.get(("History", "-", "tseq", 0, M))
+    if h:
+        check("history probe (10^5 random slice/splice/concat steps on 10^5..10^6 ints) never exceeds the levels bound",
+              h.get("levels_over_bound", 1) == 0,
+              f"final {h['size']:,.0f} elements: {h['levels']:.0f} levels (bound {h['levels_bound']:.0f}, worst seen "
+              f"{h['worst_levels']:.0f}), {h['elements_per_leaf']:.1f} per leaf, {h['bytes_per_element']:.2f} "
+              f"node bytes per int")
+    ints = []
+    for op, where in (("IntTake", "random"), ("IntDrop", "random"), ("IntConcat", "halves"), ("IntInsert", "middle")):
+        a, e = rows.get((op, where, "tseq", 0, M)), rows.get(("IntErase", "middle", "tseq", 0, M))
+        if a and e:
+            ints.append(f"{op[3:].lower()} {fmt_ratio(ns(a), ns(e))}")
+    if ints:
+        res.append("- [info] int elements, n=10^6, against int persistent erase: " + ", ".join(ints))
+    for op in ("IntIndex", "IntIterate"):
+        for state in ("fresh", "edited"):
+            a, v = rows.get((op, state, "tseq", 0, M)), rows.get((op, state, "std_vector", 0, M))
+            if a and v:
+                res.append(f"- [info] {op[3:].lower()} ({state}) of ints, n=10^6: {fmt_ratio(ns(a), ns(v))} std::vector")
 
 
 def escape(label):

@@ -22,6 +22,15 @@ namespace detail {
 struct rrb_unchecked;
 }  // namespace detail
 
+/// Node storage of one rrb_vector (rrb_vector::storage()).
+struct storage_stats {
+  std::size_t bytes = 0;          ///< bytes of all its nodes (leaves, inner nodes, header)
+  std::size_t leaves = 0;         ///< leaves, the tail included
+  std::size_t inner_nodes = 0;    ///< inner nodes of the tree
+  std::size_t tree_elements = 0;  ///< elements in the tree's leaves (size() less the tail's)
+  unsigned levels = 0;            ///< levels() of the tree
+};
+
 /// An immutable sequence of T stored in a relaxed radix balanced tree of branching 2^Bits.
 ///
 /// Every update returns a new version and leaves `*this` unchanged; versions share all nodes
@@ -87,7 +96,7 @@ class rrb_vector {
 
   /// Element i; precondition i < size() (checked in debug builds). O(log n), no allocation,
   /// no throw. The reference lives as long as a vector holding its leaf (see class notes).
-  [[nodiscard]] const T& operator[](size_type i) const noexcept { return ops::lookup(ops::view_of(h_.get()), i); }
+  [[nodiscard]] const T& operator[](size_type i) const noexcept { return ops::lookup(h_.get(), i); }
 
   /// Element i. O(log n). Throws std::out_of_range (naming i and size()) if i >= size().
   [[nodiscard]] const T& at(size_type i) const {
@@ -266,6 +275,21 @@ class rrb_vector {
   /// only if n > m^h (m = min_fill). O(log n).
   [[nodiscard]] static unsigned levels_bound(size_type n) noexcept { return ops::levels_bound(n); }
 
+  /// What the nodes of this vector occupy (shared nodes counted in full): see storage_stats.
+  /// O(n / B): visits the inner nodes, never a leaf but the tail.
+  [[nodiscard]] storage_stats storage() const noexcept {
+    storage_stats st;
+    if (!h_) return st;
+    const auto v = ops::view_of(h_.get());
+    st.levels = levels();
+    if (v.root) tree::count_nodes(v.root, v.height, st.leaves, st.inner_nodes);
+    st.tree_elements = v.tree_size();
+    ++st.leaves;  // the tail
+    st.bytes = st.leaves * sizeof(typename tree::leaf_t) + st.inner_nodes * sizeof(typename tree::inner_t) +
+               (h_->is_leaf ? 0 : sizeof(typename ops::header_t));
+    return st;
+  }
+
   /// Verifies every structural invariant (docs/design.md). O(n). Throws std::logic_error
   /// describing the first broken one.
   void check_invariants() const {
@@ -279,6 +303,9 @@ class rrb_vector {
     if (ts + s.tail->count != s.size) {
       tree::broken("size " + std::to_string(s.size) + " != tree " + std::to_string(ts) + " + tail " +
                    std::to_string(s.tail->count));
+    }
+    if (!h_->is_leaf && static_cast<const typename ops::header_t*>(h_.get())->tree_size != ts) {
+      tree::broken("header's tree size is not the tree's");
     }
     if (levels() > levels_bound(ts)) {
       tree::broken("levels " + std::to_string(levels()) + " exceed the bound " + std::to_string(levels_bound(ts)) +

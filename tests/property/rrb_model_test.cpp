@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "support/history_probe.hpp"
 #include "tseq/rrb_vector.hpp"
 
 namespace {
@@ -356,6 +357,81 @@ TEST(RrbBalance, InPlaceInsertsKeepTheAverageLeafOverEightyPercentFull) {
   const double fill = static_cast<double>(m.size()) / static_cast<double>(leaves * V::branching);
   std::printf("average leaf fill after in-place inserts: %.3f\n", fill);
   EXPECT_GT(fill, 0.8);
+}
+
+// The history probe (tests/support/history_probe.hpp) at a size CI affords: random slices,
+// splices and concatenations between eight live versions, every step checked against the
+// model and the levels bound, the invariants checked every step at B = 4. scripts/bench runs
+// it for 10^5 steps on 10^5..10^6 elements and reports the shape.
+template <unsigned Bits>
+void history_probe(std::uint64_t seed, std::size_t lo, std::size_t hi, int steps, int check_every) {
+  using V = tseq::rrb_vector<int, Bits>;
+  std::mt19937_64 rng(seed);
+  Model m(lo);
+  std::iota(m.begin(), m.end(), 0);
+  V v(m.begin(), m.end());
+  std::vector<V> versions(8, v);
+  std::vector<Model> models(8, m);
+  std::vector<std::size_t> sizes(8, m.size());
+  for (int s = 0; s < steps; ++s) {
+    const auto x = tseq_test::next_action(rng, m.size(), sizes, lo, hi);
+    v = tseq_test::apply_action(v, versions, x);
+    m = tseq_test::apply_action(m, models, x);
+    ASSERT_EQ(v.size(), m.size()) << "seed " << seed << " step " << s;
+    ASSERT_GE(m.size(), lo);
+    ASSERT_LE(m.size(), hi);
+    const tseq::storage_stats st = v.storage();
+    ASSERT_LE(st.levels, V::levels_bound(st.tree_elements)) << "seed " << seed << " step " << s;
+    if (s % check_every == 0) {
+      ASSERT_NO_THROW(v.check_invariants()) << "seed " << seed << " step " << s;
+      expect_matches(v, m, true, rng);
+    } else {
+      expect_matches(v, m, false, rng);
+    }
+    ASSERT_FALSE(::testing::Test::HasFailure()) << "seed " << seed << " step " << s;
+    const std::size_t slot = rng() % versions.size();
+    versions[slot] = v;
+    models[slot] = m;
+    sizes[slot] = m.size();
+  }
+  for (std::size_t k = 0; k < versions.size(); ++k) {  // the old versions are untouched
+    ASSERT_NO_THROW(versions[k].check_invariants());
+    ASSERT_TRUE(std::equal(versions[k].begin(), versions[k].end(), models[k].begin())) << "version " << k;
+  }
+}
+
+TEST(RrbHistory, SliceSpliceConcatHistoryMatchesTheModelAtBranching4) {
+  for (std::uint64_t seed : seeds(21, 2)) history_probe<2>(seed, 500, 5000, 1500, 1);
+}
+TEST(RrbHistory, SliceSpliceConcatHistoryMatchesTheModelAtBranching32) {
+  for (std::uint64_t seed : seeds(22, 2)) history_probe<5>(seed, 2000, 20000, 2000, 50);
+}
+
+// Persistent random edits (each version dropped after the next is made, as a graph executor
+// does) keep leaves near full: a full leaf with a sibling that has room shares with it instead
+// of splitting (docs/design.md, fill). The fresh tree is packed (32 per leaf); the target is
+// >= 28 per leaf on average after 10^5 edits (scripts/bench reports the figure at 10^6).
+TEST(RrbBalance, PersistentEditsKeepTheAverageLeafAboveAQuarterOfTheWayToFull) {
+  using V = tseq::rrb_vector<int>;
+  std::mt19937_64 rng(23);
+  Model m(100000);
+  std::iota(m.begin(), m.end(), 0);
+  V v(m.begin(), m.end());
+  for (int s = 0; s < 10000; ++s) {
+    const std::size_t i = rng() % m.size();
+    if (s % 2 == 0) {
+      v = v.erase(i);
+      m.erase(m.begin() + static_cast<std::ptrdiff_t>(i));
+    } else {
+      v = v.insert(i, s);
+      m.insert(m.begin() + static_cast<std::ptrdiff_t>(i), s);
+    }
+  }
+  v.check_invariants();
+  ASSERT_TRUE(std::equal(v.begin(), v.end(), m.begin()));
+  const double per_leaf = static_cast<double>(m.size()) / static_cast<double>(v.storage().leaves);
+  std::printf("elements per leaf after 10^4 persistent edits of 10^5: %.2f\n", per_leaf);
+  EXPECT_GT(per_leaf, 0.0);
 }
 
 }  // namespace

@@ -37,6 +37,20 @@ void deallocate_node(N* n) noexcept {
   }
 }
 
+// Asks for the cache lines of nodes p[0, n) with intent to write: their reference counts are
+// about to be updated. An atomic read-modify-write completes before the next one starts, so
+// updating the counts of n children that are not in cache costs n misses in a row; asked for
+// first, the misses overlap. (This is most of the time of a path copy at 10^6 elements.)
+template <class N>
+inline void prefetch_for_refcount(N* const* p, std::uint32_t n) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+  for (std::uint32_t i = 0; i < n; ++i) __builtin_prefetch(p[i], 1, 3);
+#else
+  (void)p;
+  (void)n;
+#endif
+}
+
 template <class T, unsigned Bits>
 struct node;
 
@@ -99,6 +113,7 @@ struct inner_node : node<T, Bits> {
   inner_node(const inner_node&) = delete;
   inner_node& operator=(const inner_node&) = delete;
   ~inner_node() {
+    prefetch_for_refcount(child, this->count);
     for (std::uint32_t i = 0; i < this->count; ++i) {
       if (child[i] != nullptr) intrusive_ptr_release(child[i]);
     }
@@ -106,14 +121,16 @@ struct inner_node : node<T, Bits> {
 };
 
 // The header of an rrb_vector that has a tree: the tree's root, the tail leaf (the last 1..B
-// elements), the element count and the height of the root (0: a leaf). (A vector of at most
-// B elements has no header: it is just its leaf.)
+// elements), the element count, the count in the tree (so that an index finds its side
+// without reading the tail) and the height of the root (0: a leaf). (A vector of at most B
+// elements has no header: it is just its leaf.)
 template <class T, unsigned Bits>
 struct header_node : node<T, Bits> {
   using base = node<T, Bits>;
   intrusive_ref<base> root;
   intrusive_ref<base> tail;
   std::size_t size = 0;
+  std::size_t tree_size = 0;  // size - tail->count
   unsigned height = 0;
 
   header_node() noexcept : base(false) { this->is_header = true; }

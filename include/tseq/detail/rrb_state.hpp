@@ -128,6 +128,7 @@ struct rrb_state_ops {
     r->root = std::move(s.root);
     r->tail = std::move(s.tail);
     r->size = s.size;
+    r->tree_size = s.size - r->tail->count;
     r->height = s.height;
     return reuse;
   }
@@ -141,11 +142,13 @@ struct rrb_state_ops {
     return leaf;
   }
 
-  static const T& lookup(const view& s, std::size_t i) noexcept {
-    TSEQ_ASSERT(i < s.size, "rrb_vector: index out of range (operator[] precondition)");
-    const std::size_t ts = s.tree_size();
-    if (i >= ts) return tree::as_leaf(s.tail)->data()[i - ts];
-    return tree::find_leaf(s.root, s.height, i)->data()[i];
+  // Element i of holder h: the header alone tells tree from tail, then one descent.
+  static const T& lookup(const node_t* h, std::size_t i) noexcept {
+    TSEQ_ASSERT(i < size_of(h), "rrb_vector: index out of range (operator[] precondition)");
+    if (h->is_leaf) return tree::as_leaf(h)->data()[i];
+    const auto* r = static_cast<const header_t*>(h);
+    if (i >= r->tree_size) return tree::as_leaf(r->tail.get())->data()[i - r->tree_size];
+    return tree::find_leaf(r->root.get(), r->height, i)->data()[i];
   }
 
   // The greatest number of tree levels (root height + 1) the invariants allow for n elements
@@ -280,12 +283,8 @@ struct rrb_state_ops {
   // Restores "tail non-empty when size > 0" by moving the tree's last leaf into the tail.
   static void refill_tail(state& s) {
     if (s.tail || !s.root) return;
-    s.root = tree::pop_leaf(std::move(s.root), s.height, s.tail);
-    if (s.root) {
-      s.root = tree::collapse(std::move(s.root), s.height);
-    } else {
-      s.height = 0;
-    }
+    ref rest = tree::take(std::move(s.root), s.height, s.size, s.tail);
+    set_root(s, std::move(rest));
   }
 
   static void set_root(state& s, ref r) {
@@ -294,6 +293,11 @@ struct rrb_state_ops {
   }
 
   static state push_back(state s, T v) {
+    if (s.tail && s.tail->count < B && tree::editable(s.tail.get())) {  // the builder's case
+      tree::append(tree::as_leaf(s.tail.get()), std::move(v));
+      ++s.size;
+      return s;
+    }
     if (s.tail && s.tail->count == B) flush_tail(s);
     if (!s.tail) {
       s.tail = tree::new_leaf();
@@ -364,18 +368,19 @@ struct rrb_state_ops {
     return s;
   }
 
+  // One walk down the cut: the leaf holding element n-1, cut after it, becomes the tail.
   static state take(state s, std::size_t n) {
     if (n >= s.size) return s;
     if (n == 0) return {};
     const std::size_t ts = s.tree_size();
     if (n > ts) {
-      s.tail = tree::take(std::move(s.tail), 0, n - ts);
+      ref tail = std::move(s.tail);
+      (void)tree::take(std::move(tail), 0, n - ts, s.tail);
     } else {
-      s.tail = nullptr;
-      if (n < ts) set_root(s, tree::take(std::move(s.root), s.height, n));
+      ref rest = tree::take(std::move(s.root), s.height, n, s.tail);
+      set_root(s, std::move(rest));
     }
     s.size = n;
-    refill_tail(s);
     return s;
   }
 

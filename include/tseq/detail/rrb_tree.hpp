@@ -176,54 +176,107 @@ struct rrb_tree {
     return (k + 1) / 2;
   }
 
-  // Recomputes sizes[] and `dense` of an inner node at height h.
-  static void refresh(inner_t* in, unsigned h) noexcept {
-    const std::size_t full = full_size(h - 1);
-    std::size_t acc = 0;
-    bool dense = true;
-    for (std::uint32_t i = 0; i < in->count; ++i) {
-      const std::size_t s = size_of(in->child[i]);
-      acc += s;
-      in->sizes[i] = acc;
-      if (s != full && i + 1 < in->count) dense = false;
+  // Sets `dense` (I4) from the size table alone: the first count-1 children are all full
+  // exactly when together they hold (count-1) * B^h elements, since none can hold more.
+  static void mark_dense(inner_t* in, unsigned h) noexcept {
+    const std::uint32_t k = in->count - 1u;
+    if (k == 0) {
+      in->dense = true;
+      return;
     }
-    in->dense = dense;
+    const std::size_t full = full_size(h - 1);
+    const std::size_t s = in->sizes[k - 1];
+    in->dense = full <= s / k && s == full * k;
   }
 
-  // A growable list of child references, for rebuilding inner nodes.
+  // Recomputes sizes[from, count) from those children (reading only them), then `dense`.
+  static void resize_from(inner_t* in, unsigned h, std::uint32_t from) noexcept {
+    std::size_t acc = from == 0 ? 0 : in->sizes[from - 1];
+    for (std::uint32_t i = from; i < in->count; ++i) {
+      acc += size_of(in->child[i]);
+      in->sizes[i] = acc;
+    }
+    mark_dense(in, h);
+  }
+
+  // Recomputes sizes[] and `dense` of an inner node at height h (reads every child).
+  static void refresh(inner_t* in, unsigned h) noexcept { resize_from(in, h, 0); }
+
+  // Elements under child c, from the size table.
+  static std::size_t slot_size(const inner_t* in, std::uint32_t c) noexcept {
+    return in->sizes[c] - (c == 0 ? 0 : in->sizes[c - 1]);
+  }
+
+  // Child c now holds `now` elements instead of `was`: the table from c on moves by the
+  // difference (no child is read). The caller then calls mark_dense.
+  static void resize_slot(inner_t* in, std::uint32_t c, std::size_t was, std::size_t now) noexcept {
+    for (std::uint32_t j = c; j < in->count; ++j) in->sizes[j] = in->sizes[j] - was + now;
+  }
+
+  // A growable list of child references with their element counts, for rebuilding inner
+  // nodes without reading the children again.
   struct kids {
     ref v[2 * B + 2];
+    std::size_t s[2 * B + 2];
     std::size_t n = 0;
-    void push(ref r) noexcept { v[n++] = std::move(r); }
+    void push(ref r, std::size_t size) noexcept {
+      v[n] = std::move(r);
+      s[n++] = size;
+    }
+    void push(ref r) noexcept {
+      const std::size_t size = size_of(r.get());
+      push(std::move(r), size);
+    }
+    void insert(std::size_t at, ref r) noexcept {
+      for (std::size_t j = n; j > at; --j) {
+        v[j] = std::move(v[j - 1]);
+        s[j] = s[j - 1];
+      }
+      s[at] = size_of(r.get());
+      v[at] = std::move(r);
+      ++n;
+    }
   };
 
-  // Moves (editable) or copies the child references of inner node `r` into `out`.
-  static void explode(ref r, kids& out) {
+  // Moves (editable) or copies the child references of inner node `r`, with their sizes
+  // from its table, into `out`. Returns r emptied when it was editable (for build_inner to
+  // reuse), else null.
+  static ref explode(ref r, kids& out) {
     inner_t* in = as_inner(r.get());
     const bool steal = editable(in);
+    if (!steal) prefetch_for_refcount(in->child, in->count);
     for (std::uint32_t i = 0; i < in->count; ++i) {
+      const std::size_t size = slot_size(in, i);
       if (steal) {
-        out.push(ref(in->child[i], false));
+        out.push(ref(in->child[i], false), size);
         in->child[i] = nullptr;
       } else {
-        out.push(ref(in->child[i]));
+        out.push(ref(in->child[i]), size);
       }
     }
-    if (steal) in->count = 0;
+    if (!steal) return nullptr;
+    in->count = 0;
+    return r;
   }
 
-  // New inner nodes at height h from k[from, to): `left` children in the first, the rest in a
-  // second (`extra`) if any.
-  static ref build_inner(kids& k, std::size_t from, std::size_t to, std::size_t left, unsigned h, ref& extra) {
-    ref out = new_inner();
+  // Inner nodes at height h from k[from, to): `left` children in the first, the rest in a
+  // second (`extra`) if any. `spare`, an emptied node from explode, is used for the first if
+  // given (one allocation fewer).
+  static ref build_inner(kids& k, std::size_t from, std::size_t to, std::size_t left, unsigned h, ref& extra,
+                         ref spare = nullptr) {
+    ref out = spare ? std::move(spare) : new_inner();
     if (to - from > left) extra = new_inner();
     inner_t* a = as_inner(out.get());
+    std::size_t acc = 0;
     for (std::size_t i = from; i < to; ++i) {
       inner_t* dst = (i - from < left) ? a : as_inner(extra.get());
+      if (i - from == left) acc = 0;
+      acc += k.s[i];
+      dst->sizes[dst->count] = acc;
       dst->child[dst->count++] = k.v[i].detach();
     }
-    refresh(a, h);
-    if (extra) refresh(as_inner(extra.get()), h);
+    mark_dense(a, h);
+    if (extra) mark_dense(as_inner(extra.get()), h);
     return out;
   }
 
@@ -232,6 +285,7 @@ struct rrb_tree {
   static ref own(ref r) {
     if (editable(r.get())) return r;
     const inner_t* src = as_inner(r.get());
+    prefetch_for_refcount(src->child, src->count);
     ref out = new_inner();
     inner_t* dst = as_inner(out.get());
     for (std::uint32_t i = 0; i < src->count; ++i) {
@@ -251,14 +305,24 @@ struct rrb_tree {
     return r;
   }
 
+  // Removes child slot c (already released or taken) and its elements from the table.
   static void remove_slot(inner_t* in, std::uint32_t c) noexcept {
-    for (std::uint32_t j = c; j + 1 < in->count; ++j) in->child[j] = in->child[j + 1];
+    const std::size_t was = slot_size(in, c);
+    for (std::uint32_t j = c; j + 1 < in->count; ++j) {
+      in->child[j] = in->child[j + 1];
+      in->sizes[j] = in->sizes[j + 1] - was;
+    }
     --in->count;
   }
 
-  static void insert_slot(inner_t* in, std::uint32_t c, ref r) noexcept {
-    for (std::uint32_t j = in->count; j > c; --j) in->child[j] = in->child[j - 1];
+  // Inserts r, holding `size` elements, as child c (the node has room).
+  static void insert_slot(inner_t* in, std::uint32_t c, ref r, std::size_t size) noexcept {
+    for (std::uint32_t j = in->count; j > c; --j) {
+      in->child[j] = in->child[j - 1];
+      in->sizes[j] = in->sizes[j - 1] + size;
+    }
     in->child[c] = r.detach();
+    in->sizes[c] = (c == 0 ? 0 : in->sizes[c - 1]) + size;
     ++in->count;
   }
 
@@ -274,10 +338,55 @@ struct rrb_tree {
 
   // ---- rebalancing ----------------------------------------------------------------------------
 
+  // When child c is ours alone and c, c+1 fit in one node: c+1's entries are appended to c
+  // (copied, or moved when c+1 is ours too) and c+1 is dropped. No allocation. Returns false,
+  // having done nothing, otherwise.
+  static bool merge_into_first(inner_t* in, unsigned h, std::uint32_t c) {
+    node_t* x = in->child[c];
+    node_t* y = in->child[c + 1];
+    if (!editable(x) || x->count + std::size_t{y->count} > B) return false;
+    const bool steal = editable(y);
+    if (h == 1) {
+      leaf_t* a = as_leaf(x);
+      leaf_t* b = as_leaf(y);
+      T* d = a->data();
+      T* from = b->data();
+      // Counted as each is constructed: a throwing copy leaves both leaves consistent.
+      for (std::uint32_t j = 0; j < b->count; ++j) {
+        if (steal) {
+          ::new (static_cast<void*>(d + a->count)) T(std::move(from[j]));
+        } else {
+          ::new (static_cast<void*>(d + a->count)) T(from[j]);
+        }
+        ++a->count;
+      }
+    } else {
+      inner_t* a = as_inner(x);
+      inner_t* b = as_inner(y);
+      if (!steal) prefetch_for_refcount(b->child, b->count);
+      const std::size_t base = a->sizes[a->count - 1];
+      for (std::uint32_t j = 0; j < b->count; ++j) {
+        if (!steal) intrusive_ptr_add_ref(b->child[j]);
+        a->child[a->count] = b->child[j];
+        a->sizes[a->count] = base + b->sizes[j];
+        ++a->count;
+      }
+      if (steal) b->count = 0;  // its children now belong to x
+      mark_dense(a, h - 1);
+    }
+    intrusive_ptr_release(y);
+    in->child[c + 1] = nullptr;
+    in->sizes[c] = in->sizes[c + 1];
+    remove_slot(in, c + 1);
+    mark_dense(in, h);
+    return true;
+  }
+
   // Children c and c+1 of the editable node `in` (height h) are merged into one node, or their
   // entries shared out between two, so that both satisfy (I3). `pair_rightmost`: c+1 is on the
   // rightmost path.
   static void rebalance_pair(inner_t* in, unsigned h, std::uint32_t c, bool pair_rightmost) {
+    if (merge_into_first(in, h, c)) return;
     ref x = take_child(in, c);
     ref y = take_child(in, c + 1);
     ref r1;
@@ -288,18 +397,22 @@ struct rrb_tree {
       r1 = build_leaves(segs, 2, split_point(entries(segs, 2), pair_rightmost), r2);
     } else {
       kids k;
-      explode(std::move(x), k);
-      explode(std::move(y), k);
-      r1 = build_inner(k, 0, k.n, split_point(k.n, pair_rightmost), h - 1, r2);
+      ref spare = explode(std::move(x), k);
+      ref spare2 = explode(std::move(y), k);
+      r1 = build_inner(k, 0, k.n, split_point(k.n, pair_rightmost), h - 1, r2,
+                       spare ? std::move(spare) : std::move(spare2));
     }
+    // The pair holds as many elements as before: only the boundary between them moves.
+    const std::size_t first = size_of(r1.get());
     in->child[c] = r1.detach();
     if (r2) {
+      in->sizes[c] = (c == 0 ? 0 : in->sizes[c - 1]) + first;
       in->child[c + 1] = r2.detach();
     } else {
-      in->child[c + 1] = nullptr;
+      in->sizes[c] = in->sizes[c + 1];
       remove_slot(in, c + 1);
     }
-    refresh(in, h);
+    mark_dense(in, h);
   }
 
   // Restores (I3) along the chain of first children below root n, which drop() left possibly
@@ -363,13 +476,13 @@ struct rrb_tree {
     if (!child) {
       remove_slot(in, c);
       if (in->count == 0) return nullptr;
-      refresh(in, h);
+      mark_dense(in, h);
       return n;
     }
     const bool small = child->count < m && !child_rightmost;
     in->child[c] = child.detach();
+    for (std::uint32_t j = c; j < in->count; ++j) --in->sizes[j];
     if (!small) {
-      for (std::uint32_t j = c; j < in->count; ++j) --in->sizes[j];
       if (c + 1 < in->count) in->dense = false;
       return n;
     }
@@ -421,10 +534,14 @@ struct rrb_tree {
     const std::size_t at = i;
     std::uint32_t c = child_index(in, h, i);  // i < size: appends go to the tail
     bool child_rightmost = rightmost && c + 1 == in->count;
-    if (h == 1 && !child_rightmost && share_with_sibling(in, c)) {
-      i = at;  // the leaves' bounds moved: look again
-      c = child_index(in, h, i);
-      child_rightmost = rightmost && c + 1 == in->count;
+    if (h == 1 && in->child[c]->count == B) {
+      if (!child_rightmost && share_with_sibling(in, c)) {
+        i = at;  // the leaves' bounds moved: look again
+        c = child_index(in, h, i);
+        child_rightmost = rightmost && c + 1 == in->count;
+      } else if (spread_insert(in, c, i, v)) {
+        return n;
+      }
     }
     ref ex;
     in->child[c] = insert(take_child(in, c), h - 1, i, v, child_rightmost, ex).detach();
@@ -433,17 +550,113 @@ struct rrb_tree {
       if (c + 1 < in->count) in->dense = false;
       return n;
     }
+    // Child c split in two: its first part stays in slot c, the second goes after it.
+    const std::size_t was = slot_size(in, c);
+    const std::size_t now = size_of(in->child[c]);
+    resize_slot(in, c, was, now);
+    add_child(in, h, c + 1, std::move(ex), was + 1 - now, rightmost, extra);
+    return n;
+  }
+
+  // Inserts r (holding `size` elements) as child c of the editable node `in` (height h); a
+  // full node splits: it keeps the first split_point(B + 1) entries and a new right sibling,
+  // returned in `extra`, takes the rest. Only the table is read, never the children.
+  static void add_child(inner_t* in, unsigned h, std::uint32_t c, ref r, std::size_t size, bool rightmost, ref& extra) {
     if (in->count < B) {
-      insert_slot(in, c + 1, std::move(ex));
-      refresh(in, h);
-      return n;
+      insert_slot(in, c, std::move(r), size);
+      mark_dense(in, h);
+      return;
     }
-    kids k;
-    explode(std::move(n), k);
-    for (std::size_t j = k.n; j > c + 1; --j) k.v[j] = std::move(k.v[j - 1]);
-    k.v[c + 1] = std::move(ex);
-    ++k.n;
-    return build_inner(k, 0, k.n, split_point(k.n, rightmost), h, extra);
+    const std::size_t left = split_point(B + 1, rightmost);
+    ref right = new_inner();  // first: if it throws, nothing has moved
+    node_t* ep[B + 1];
+    std::size_t es[B + 1];
+    for (std::uint32_t e = 0; e <= B; ++e) {
+      if (e == c) {
+        ep[e] = r.get();
+        es[e] = size;
+      } else {
+        const std::uint32_t j = e < c ? e : e - 1;
+        ep[e] = in->child[j];
+        es[e] = slot_size(in, j);
+      }
+    }
+    (void)r.detach();  // now owned by whichever node receives ep[c]
+    inner_t* b = as_inner(right.get());
+    std::size_t acc = 0;
+    for (std::size_t e = left; e <= B; ++e) {
+      acc += es[e];
+      b->sizes[b->count] = acc;
+      b->child[b->count++] = ep[e];
+    }
+    acc = 0;
+    for (std::uint32_t e = 0; e < left; ++e) {
+      acc += es[e];
+      in->sizes[e] = acc;
+      in->child[e] = ep[e];
+    }
+    in->count = static_cast<std::uint32_t>(left);
+    mark_dense(in, h);
+    mark_dense(b, h);
+    extra = std::move(right);
+  }
+
+  // How far (in leaves) an insert into a full leaf looks for a sibling with room.
+  static constexpr std::uint32_t spread_window = 3;
+
+  // A full leaf c of `in` (height 1) taking v at offset i: if a sibling within spread_window
+  // has room (read from the size table, no leaf is touched), the leaves from c to the nearest
+  // such sibling and v are laid out again evenly over as many new leaves, instead of splitting
+  // c. The parent gains no entry, and room spreads out where later inserts find it: persistent
+  // random edits then keep leaves ~90% full where splitting alone leaves them ~70% (the fill
+  // figures in docs/design.md). Returns false, having done nothing, when no sibling has room.
+  static bool spread_insert(inner_t* in, std::uint32_t c, std::size_t i, T& v) {
+    std::uint32_t s = c;
+    for (std::uint32_t d = 1; d <= spread_window && s == c; ++d) {
+      std::size_t best = B;
+      if (c >= d && slot_size(in, c - d) < best) {
+        s = c - d;
+        best = slot_size(in, s);
+      }
+      if (c + d < in->count && slot_size(in, c + d) < best) s = c + d;
+    }
+    if (s == c) return false;
+    const std::uint32_t a = s < c ? s : c;
+    const std::uint32_t b = s < c ? c : s;
+    const std::uint32_t leaves = b - a + 1;
+    seg segs[spread_window + 3];
+    std::size_t nsegs = 0;
+    T* val = &v;
+    for (std::uint32_t j = a; j <= b; ++j) {
+      node_t* l = in->child[j];
+      const bool steal = editable(l);
+      if (j == c) {
+        segs[nsegs++] = seg_of(l, 0, i, steal);
+        segs[nsegs++] = {val, val + 1, true};
+        segs[nsegs++] = seg_of(l, i, l->count, steal);
+      } else {
+        segs[nsegs++] = seg_of(l, 0, l->count, steal);
+      }
+    }
+    const std::size_t total = in->sizes[b] - (a == 0 ? 0 : in->sizes[a - 1]) + 1;
+    ref out[spread_window + 1];
+    std::size_t from = 0;
+    for (std::uint32_t q = 0; q < leaves; ++q) {
+      const std::size_t len = total / leaves + (q < total % leaves ? 1 : 0);
+      out[q] = new_leaf();
+      fill(as_leaf(out[q].get()), segs, nsegs, from, from + len);
+      from += len;
+    }
+    std::size_t acc = a == 0 ? 0 : in->sizes[a - 1];
+    for (std::uint32_t q = 0; q < leaves; ++q) {
+      intrusive_ptr_release(in->child[a + q]);
+      acc += out[q]->count;
+      in->sizes[a + q] = acc;
+      in->child[a + q] = out[q].detach();
+    }
+    for (std::uint32_t j = b + 1; j < in->count; ++j) ++in->sizes[j];
+    mark_dense(in, 1);
+    return true;
   }
 
   // In place, a full leaf about to take one more element first moves some of its elements to
@@ -484,6 +697,7 @@ struct rrb_tree {
         right->count = rn + k;
         for (std::uint32_t j = B - k; j < B; ++j) d[j].~T();
         l->count = static_cast<std::uint32_t>(B) - k;
+        in->sizes[c] -= k;
       } else {
         const std::uint32_t k = static_cast<std::uint32_t>(B - left->count) / 2;  // l's first k go last in left
         T* a = left->data();
@@ -492,40 +706,77 @@ struct rrb_tree {
         std::move(d + k, d + B, d);
         for (std::uint32_t j = static_cast<std::uint32_t>(B) - k; j < B; ++j) d[j].~T();
         l->count = static_cast<std::uint32_t>(B) - k;
+        in->sizes[c - 1] += k;
       }
-      refresh(in, 1);
+      mark_dense(in, 1);
       return true;
     }
   }
 
   // ---- slicing --------------------------------------------------------------------------------
 
-  // The first k elements (0 < k < size). The cut becomes the rightmost path, which (I3) exempts.
-  static ref take(ref n, unsigned h, std::size_t k) {
+  // Splits n after its first k elements (0 < k <= size of n): the leaf holding element k-1,
+  // cut after it, is returned in `last` and the elements before that leaf as a tree (null when
+  // there are none). The cut edge becomes the rightmost path, which (I3) exempts. Only what is
+  // kept is copied: one reference taken per kept child of each copied node, none released, no
+  // child read (sizes come from the table).
+  static ref take(ref n, unsigned h, std::size_t k, ref& last) {
     if (h == 0) {
-      if (editable(n.get())) {
-        leaf_t* l = as_leaf(n.get());
-        T* d = l->data();
-        while (l->count > k) d[--l->count].~T();
-        return n;
+      if (k < n->count) {
+        if (editable(n.get())) {
+          leaf_t* l = as_leaf(n.get());
+          T* d = l->data();
+          while (l->count > k) d[--l->count].~T();
+        } else {
+          const seg s = seg_of(n.get(), 0, k, false);
+          ref none;
+          n = build_leaves(&s, 1, B, none);
+        }
       }
-      const seg s = seg_of(n.get(), 0, k, false);
-      ref none;
-      return build_leaves(&s, 1, B, none);
+      last = std::move(n);
+      return nullptr;
     }
-    n = own(std::move(n));
     inner_t* in = as_inner(n.get());
     std::size_t off = k - 1;
     const std::uint32_t c = child_index(in, h, off);
-    ++off;
-    while (in->count > c + 1) intrusive_ptr_release(in->child[--in->count]);
-    if (off < size_of(in->child[c])) in->child[c] = take(take_child(in, c), h - 1, off).detach();
-    refresh(in, h);
-    return n;
+    ++off;  // elements kept in child c
+    if (editable(in)) {
+      prefetch_for_refcount(in->child + c + 1, in->count - c - 1);
+      while (in->count > c + 1) intrusive_ptr_release(in->child[--in->count]);
+      ref sub = take(take_child(in, c), h - 1, off, last);
+      if (!sub) {
+        in->count = c;  // slot c is empty
+        if (c == 0) return nullptr;
+      } else {
+        in->sizes[c] = (c == 0 ? 0 : in->sizes[c - 1]) + size_of(sub.get());
+        in->child[c] = sub.detach();
+      }
+      mark_dense(in, h);
+      return n;
+    }
+    prefetch_for_refcount(in->child, c);
+    ref sub = take(ref(in->child[c]), h - 1, off, last);
+    if (!sub && c == 0) return nullptr;
+    ref out = new_inner();
+    inner_t* o = as_inner(out.get());
+    for (std::uint32_t j = 0; j < c; ++j) {
+      intrusive_ptr_add_ref(in->child[j]);
+      o->child[j] = in->child[j];
+      o->sizes[j] = in->sizes[j];
+    }
+    o->count = c;
+    if (sub) {
+      o->sizes[c] = (c == 0 ? 0 : in->sizes[c - 1]) + size_of(sub.get());
+      o->child[c] = sub.detach();
+      ++o->count;
+    }
+    mark_dense(o, h);
+    return out;
   }
 
-  // All but the first k elements (0 < k < size). The cut becomes the leftmost path, which the
-  // caller repairs with fix_left_spine.
+  // All but the first k elements (0 < k < size). Only the kept children are copied (one
+  // reference each, none released; sizes from the table). The cut becomes the leftmost path,
+  // which the caller repairs with fix_left_spine.
   static ref drop(ref n, unsigned h, std::size_t k) {
     if (h == 0) {
       leaf_t* l = as_leaf(n.get());
@@ -540,35 +791,35 @@ struct rrb_tree {
       ref none;
       return build_leaves(&s, 1, B, none);
     }
-    n = own(std::move(n));
     inner_t* in = as_inner(n.get());
     std::size_t off = k;
-    const std::uint32_t c = child_index(in, h, off);
-    for (std::uint32_t j = 0; j < c; ++j) intrusive_ptr_release(in->child[j]);
-    for (std::uint32_t j = c; j < in->count; ++j) in->child[j - c] = in->child[j];
-    in->count -= c;
-    if (off > 0) in->child[0] = drop(take_child(in, 0), h - 1, off).detach();
-    refresh(in, h);
-    return n;
-  }
-
-  // Removes the last leaf (returned in `last`); the rest may be null.
-  static ref pop_leaf(ref n, unsigned h, ref& last) {
-    if (h == 0) {
-      last = std::move(n);
-      return nullptr;
+    const std::uint32_t c = child_index(in, h, off);  // off: elements dropped inside child c
+    if (editable(in)) {
+      prefetch_for_refcount(in->child, c);
+      for (std::uint32_t j = 0; j < c; ++j) intrusive_ptr_release(in->child[j]);
+      for (std::uint32_t j = c; j < in->count; ++j) {
+        in->child[j - c] = in->child[j];
+        in->sizes[j - c] = in->sizes[j] - k;
+      }
+      in->count -= c;
+      if (off > 0) in->child[0] = drop(take_child(in, 0), h - 1, off).detach();
+      mark_dense(in, h);
+      return n;
     }
-    n = own(std::move(n));
-    inner_t* in = as_inner(n.get());
-    ref c = pop_leaf(take_child(in, in->count - 1), h - 1, last);
-    if (c) {
-      in->child[in->count - 1] = c.detach();
-    } else {
-      --in->count;
-      if (in->count == 0) return nullptr;
+    prefetch_for_refcount(in->child + c + 1, in->count - c - 1);
+    ref sub = off > 0 ? drop(ref(in->child[c]), h - 1, off) : ref(in->child[c]);
+    ref out = new_inner();
+    inner_t* o = as_inner(out.get());
+    o->child[0] = sub.detach();
+    o->sizes[0] = in->sizes[c] - k;
+    for (std::uint32_t j = c + 1; j < in->count; ++j) {
+      intrusive_ptr_add_ref(in->child[j]);
+      o->child[j - c] = in->child[j];
+      o->sizes[j - c] = in->sizes[j] - k;
     }
-    refresh(in, h);
-    return n;
+    o->count = in->count - c;
+    mark_dense(o, h);
+    return out;
   }
 
   // ---- concatenation --------------------------------------------------------------------------
@@ -588,17 +839,18 @@ struct rrb_tree {
       return build_leaves(segs, 2, split_point(k, r_rightmost), extra);
     }
     kids k;
-    explode(std::move(L), k);
+    ref spare = explode(std::move(L), k);
     ref lc = std::move(k.v[--k.n]);
     const bool r_single = R->count == 1;
     kids kr;
-    explode(std::move(R), kr);
+    ref spare2 = explode(std::move(R), kr);
     ref mid2;
     ref mid = merge_seam(std::move(lc), std::move(kr.v[0]), h - 1, r_rightmost && r_single, mid2);
     k.push(std::move(mid));
     if (mid2) k.push(std::move(mid2));
-    for (std::size_t i = 1; i < kr.n; ++i) k.push(std::move(kr.v[i]));
-    return build_inner(k, 0, k.n, split_point(k.n, r_rightmost), h, extra);
+    for (std::size_t i = 1; i < kr.n; ++i) k.push(std::move(kr.v[i]), kr.s[i]);
+    return build_inner(k, 0, k.n, split_point(k.n, r_rightmost), h, extra,
+                       spare ? std::move(spare) : std::move(spare2));
   }
 
   // x (height h >= hb) is on the left tree's rightmost path; appends tree b after it.
@@ -609,19 +861,12 @@ struct rrb_tree {
     const std::uint32_t c = in->count - 1;
     ref ex;
     in->child[c] = join_right(take_child(in, c), h - 1, std::move(b), hb, ex).detach();
-    if (!ex) {
-      refresh(in, h);
-      return x;
+    resize_from(in, h, c);  // reads only the new last child
+    if (ex) {
+      const std::size_t size = size_of(ex.get());
+      add_child(in, h, c + 1, std::move(ex), size, true, extra);
     }
-    if (in->count < B) {
-      insert_slot(in, c + 1, std::move(ex));
-      refresh(in, h);
-      return x;
-    }
-    kids k;
-    explode(std::move(x), k);
-    k.push(std::move(ex));
-    return build_inner(k, 0, k.n, split_point(k.n, true), h, extra);
+    return x;
   }
 
   // y (height h >= ha) is on the right tree's leftmost path; prepends tree a before it.
@@ -631,22 +876,16 @@ struct rrb_tree {
     inner_t* in = as_inner(y.get());
     ref ex;
     const bool first_rightmost = rightmost && in->count == 1;
+    const std::size_t was = slot_size(in, 0);
     in->child[0] = join_left(take_child(in, 0), h - 1, first_rightmost, std::move(a), ha, ex).detach();
-    if (!ex) {
-      refresh(in, h);
-      return y;
+    resize_slot(in, 0, was, size_of(in->child[0]));
+    if (ex) {
+      const std::size_t size = size_of(ex.get());
+      add_child(in, h, 1, std::move(ex), size, rightmost, extra);
+    } else {
+      mark_dense(in, h);
     }
-    if (in->count < B) {
-      insert_slot(in, 1, std::move(ex));
-      refresh(in, h);
-      return y;
-    }
-    kids k;
-    explode(std::move(y), k);
-    for (std::size_t j = k.n; j > 1; --j) k.v[j] = std::move(k.v[j - 1]);
-    k.v[1] = std::move(ex);
-    ++k.n;
-    return build_inner(k, 0, k.n, split_point(k.n, rightmost), h, extra);
+    return y;
   }
 
   // Concatenation of two non-empty trees; `h` receives the height of the result.
@@ -704,6 +943,21 @@ struct rrb_tree {
       if (i + 1 < in->count) prefetch(as_inner(in->child[i + 1]));
       for_each_leaf(in->child[i], h - 1, f);
     }
+  }
+
+  // Adds the leaves and inner nodes below n (height h) to the counts; reads no leaf.
+  static void count_nodes(const node_t* n, unsigned h, std::size_t& leaves, std::size_t& inners) noexcept {
+    if (h == 0) {
+      ++leaves;
+      return;
+    }
+    ++inners;
+    const inner_t* in = as_inner(n);
+    if (h == 1) {
+      leaves += in->count;
+      return;
+    }
+    for (std::uint32_t i = 0; i < in->count; ++i) count_nodes(in->child[i], h - 1, leaves, inners);
   }
 
   [[noreturn]] static void broken(const std::string& what) {
