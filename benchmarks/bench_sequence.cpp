@@ -116,11 +116,16 @@ Handles deep_copy(const Handles& v) {
 // Positions chosen per iteration so that the tree shape does not repeat trivially.
 struct Positions {
   std::mt19937_64 rng{42};
-  std::string where;
+  enum { front, back, middle } where;
+  Positions(std::mt19937_64 r, const std::string& w)
+      : rng(r),
+        where(w == "front"  ? front
+              : w == "back" ? back
+                            : middle) {}
   std::size_t operator()(std::size_t n, std::size_t i) {
-    if (where == "front") return i % std::min<std::size_t>(n, 16);
-    if (where == "back") return n - 1 - i % std::min<std::size_t>(n, 16);
-    return n / 4 + rng() % std::max<std::size_t>(n / 2, 1);  // middle
+    if (where == front) return i % std::min<std::size_t>(n, 16);
+    if (where == back) return n - 1 - i % std::min<std::size_t>(n, 16);
+    return n / 4 + rng() % std::max<std::size_t>(n / 2, 1);
   }
 };
 
@@ -137,7 +142,7 @@ void erase_or_insert(benchmark::State& state, const std::string& op, const std::
                      std::size_t n, std::int64_t payload) {
   const Fixture& f = fixture(n, payload);
   const Tensor extra = f.pool[0];
-  Positions pos{std::mt19937_64{42}, where};
+  Positions pos(std::mt19937_64{42}, where);
   const bool erase = op == "erase";
   if (impl == "tseq") {
     run(state, [&](std::size_t i) {
@@ -206,18 +211,20 @@ void at_random(benchmark::State& state, const std::string& impl, std::size_t n) 
 
 // Touches every element (its payload pointer) in order.
 void iterate(benchmark::State& state, const std::string& impl, std::size_t n, bool edited) {
+  const bool is_tseq = impl == "tseq";
+  const bool is_tseq_iter = impl == "tseq_iter";
   const Fixture& f = edited ? edited_fixture(n) : fixture(n, 16);
   const TensorSequence& s = f.seq;
   const Handles& v = f.vec;  // the baseline visits the same tensors in the same order
   run(state, [&](std::size_t) {
     std::uintptr_t acc = 0;
-    if (impl == "tseq") {
+    if (is_tseq) {
       s.tensors().for_each_chunk([&](const Tensor* a, const Tensor* b) {
         std::uintptr_t local = 0;
         for (; a != b; ++a) local ^= reinterpret_cast<std::uintptr_t>(a->values<float>().data());
         acc ^= local;
       });
-    } else if (impl == "tseq_iter") {
+    } else if (is_tseq_iter) {
       for (const Tensor& t : s) acc ^= reinterpret_cast<std::uintptr_t>(t.values<float>().data());
     } else {
       for (const Tensor& t : v) acc ^= reinterpret_cast<std::uintptr_t>(t.values<float>().data());
@@ -231,10 +238,11 @@ void iterate(benchmark::State& state, const std::string& impl, std::size_t n, bo
 
 // A traversal that reads only the handles (no tensor is followed).
 void iterate_handles(benchmark::State& state, const std::string& impl, std::size_t n, bool edited) {
+  const bool is_tseq = impl == "tseq";
   const Fixture& f = edited ? edited_fixture(n) : fixture(n, 16);
   run(state, [&](std::size_t) {
     std::uintptr_t acc = 0;
-    if (impl == "tseq") {
+    if (is_tseq) {
       f.seq.tensors().for_each_chunk([&](const Tensor* a, const Tensor* b) {
         std::uintptr_t local = 0;
         for (; a != b; ++a) local += bits_of(*a);
@@ -307,13 +315,14 @@ const IntFixture& int_fixture(std::size_t n) {
 }
 
 void int_op(benchmark::State& state, const std::string& op, const std::string& impl, std::size_t n) {
+  const bool is_tseq = impl == "tseq";
   const IntFixture& f = int_fixture(n);
   std::mt19937_64 rng(42);
   auto middle = [&] { return n / 4 + rng() % std::max<std::size_t>(n / 2, 1); };
   const auto d = [](std::size_t i) { return static_cast<std::ptrdiff_t>(i); };
   if (op == "erase" || op == "insert") {
     const bool erase = op == "erase";
-    if (impl == "tseq") {
+    if (is_tseq) {
       run(state, [&](std::size_t) {
         IntVec r = erase ? f.v.erase(middle()) : f.v.insert(middle(), -1);
         benchmark::DoNotOptimize(r);
@@ -339,7 +348,7 @@ void int_op(benchmark::State& state, const std::string& op, const std::string& i
     const bool take = op == "take";
     run(state, [&](std::size_t) {
       const std::size_t k = rng() % n;
-      if (impl == "tseq") {
+      if (is_tseq) {
         IntVec r = take ? f.v.take(k) : f.v.drop(k);
         benchmark::DoNotOptimize(r);
       } else {
@@ -352,7 +361,7 @@ void int_op(benchmark::State& state, const std::string& op, const std::string& i
     const IntVec a = f.v.take(n / 2), b = f.v.drop(n / 2);
     const std::vector<int> va(f.vec.begin(), f.vec.begin() + d(n / 2)), vb(f.vec.begin() + d(n / 2), f.vec.end());
     run(state, [&](std::size_t) {
-      if (impl == "tseq") {
+      if (is_tseq) {
         IntVec r = a + b;
         benchmark::DoNotOptimize(r);
       } else {
@@ -368,7 +377,7 @@ void int_op(benchmark::State& state, const std::string& op, const std::string& i
     const IntVec& v = e ? f.edited : f.v;
     const std::vector<int>& vec = e ? f.edited_vec : f.vec;
     long acc = 0;
-    if (impl == "tseq") {
+    if (is_tseq) {
       run(state, [&](std::size_t) { acc += v[rng() % n]; });
     } else {
       run(state, [&](std::size_t) { acc += vec[rng() % n]; });
@@ -380,7 +389,7 @@ void int_op(benchmark::State& state, const std::string& op, const std::string& i
     const std::vector<int>& vec = e ? f.edited_vec : f.vec;
     run(state, [&](std::size_t) {
       long acc = 0;
-      if (impl == "tseq") {
+      if (is_tseq) {
         v.for_each_chunk([&](const int* a, const int* b) {
           long local = 0;
           for (; a != b; ++a) local += *a;
@@ -454,11 +463,12 @@ void concat_halves(benchmark::State& state, const std::string& impl, std::size_t
 }
 
 void slice(benchmark::State& state, const std::string& impl, std::size_t n, bool take) {
+  const bool is_tseq = impl == "tseq";
   const Fixture& f = fixture(n, 16);
   std::mt19937_64 rng(5);
   run(state, [&](std::size_t) {
     const std::size_t k = rng() % n;
-    if (impl == "tseq") {
+    if (is_tseq) {
       auto r = take ? f.seq.tensors().take(k) : f.seq.tensors().drop(k);
       benchmark::DoNotOptimize(r);
     } else {
@@ -470,9 +480,10 @@ void slice(benchmark::State& state, const std::string& impl, std::size_t n, bool
 }
 
 void construct(benchmark::State& state, const std::string& impl, std::size_t n) {
+  const bool is_tseq = impl == "tseq";
   const Fixture& f = fixture(n, 16);
   run(state, [&](std::size_t) {
-    if (impl == "tseq") {
+    if (is_tseq) {
       TensorSequence s = ops::sequence_construct(f.vec);
       benchmark::DoNotOptimize(s);
     } else {
@@ -484,9 +495,10 @@ void construct(benchmark::State& state, const std::string& impl, std::size_t n) 
 }
 
 void length(benchmark::State& state, const std::string& impl, std::size_t n) {
+  const bool is_tseq = impl == "tseq";
   const Fixture& f = fixture(n, 16);
   run(state, [&](std::size_t) {
-    if (impl == "tseq") {
+    if (is_tseq) {
       Tensor t = ops::sequence_length(f.seq);
       benchmark::DoNotOptimize(t);
     } else {

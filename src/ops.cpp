@@ -3,6 +3,7 @@
 #include "tseq/ops.hpp"
 
 #include "tseq/detail/checked.hpp"
+#include "type_checked_input.hpp"
 
 #include <Eigen/Core>
 
@@ -96,13 +97,11 @@ TensorSequence sequence_construct(std::span<const Tensor> inputs) {
     throw Error("SequenceConstruct: needs at least 1 input tensor, got 0 (use SequenceEmpty for an empty sequence)");
   }
   const DataType t = inputs[0].dtype();
-  for (std::size_t i = 1; i < inputs.size(); ++i) {
-    if (inputs[i].dtype() != t) {
-      throw TypeError("SequenceConstruct: input " + std::to_string(i) + " has type " + dtype_name(inputs[i].dtype()) +
-                      " but input 0 has type " + dtype_name(t) + "; all inputs must share one element type");
-    }
-  }
-  return access::make(t, TensorSequence::container_type(inputs.begin(), inputs.end()));
+  const auto mismatch = [t](std::size_t i, const Tensor& x) {
+    throw TypeError("SequenceConstruct: input " + std::to_string(i) + " has type " + dtype_name(x.dtype()) +
+                    " but input 0 has type " + dtype_name(t) + "; all inputs must share one element type");
+  };
+  return access::make(t, detail::checked_copy<TensorSequence::container_type>(inputs, t, mismatch));
 }
 
 TensorSequence sequence_insert(const TensorSequence& s, const Tensor& t, const std::optional<Tensor>& position) {

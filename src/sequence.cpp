@@ -2,6 +2,8 @@
 
 #include "tseq/sequence.hpp"
 
+#include "type_checked_input.hpp"
+
 #include <algorithm>
 #include <ostream>
 
@@ -10,13 +12,15 @@ namespace tseq {
 namespace {
 DataType checked(DataType t) { return dtype_from_code(static_cast<std::int32_t>(t), "TensorSequence"); }
 
+[[noreturn]] void throw_mismatch(DataType dtype, std::size_t i, const Tensor& t) {
+  throw TypeError("TensorSequence: tensor " + std::to_string(i) + " has type " + dtype_name(t.dtype()) +
+                  " but the sequence holds " + dtype_name(dtype) + " tensors");
+}
+
 void check_all(DataType dtype, const TensorSequence::container_type& v) {
   std::size_t i = 0;
   for (const Tensor& t : v) {
-    if (t.dtype() != dtype) {
-      throw TypeError("TensorSequence: tensor " + std::to_string(i) + " has type " + dtype_name(t.dtype()) +
-                      " but the sequence holds " + dtype_name(dtype) + " tensors");
-    }
+    if (t.dtype() != dtype) throw_mismatch(dtype, i, t);
     ++i;
   }
 }
@@ -25,9 +29,9 @@ void check_all(DataType dtype, const TensorSequence::container_type& v) {
 TensorSequence::TensorSequence(DataType dtype) : dtype_(checked(dtype)) {}
 
 TensorSequence::TensorSequence(DataType dtype, std::span<const Tensor> tensors)
-    : dtype_(checked(dtype)), v_(tensors.begin(), tensors.end()) {
-  check_all(dtype_, v_);
-}
+    : dtype_(checked(dtype)),
+      v_(detail::checked_copy<container_type>(
+          tensors, dtype_, [this](std::size_t i, const Tensor& t) { throw_mismatch(dtype_, i, t); })) {}
 
 TensorSequence::TensorSequence(DataType dtype, container_type tensors)
     : dtype_(checked(dtype)), v_(std::move(tensors)) {

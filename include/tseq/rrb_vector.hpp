@@ -150,6 +150,16 @@ class rrb_vector {
   }
   /// In-place form of push_back (see class notes).
   [[nodiscard]] rrb_vector push_back(T v) && {
+    if constexpr (std::is_nothrow_move_constructible_v<T>) {
+      if (ops::append_in_place(h_, v)) return std::move(*this);
+    } else {
+      try {
+        if (ops::append_in_place(h_, v)) return std::move(*this);
+      } catch (...) {
+        h_ = nullptr;  // as every && update that throws: the moved-from vector is left empty
+        throw;
+      }
+    }
     return std::move(*this).apply([&](state s) { return ops::push_back(std::move(s), std::move(v)); });
   }
 
@@ -239,6 +249,11 @@ class rrb_vector {
   /// Concatenation. O(B log(n + m)). Throws std::length_error if the sizes add up to more
   /// than max_size().
   [[nodiscard]] friend rrb_vector operator+(const rrb_vector& a, const rrb_vector& b) {
+    if (a.is_small() && b.is_small() && a.h_->count + std::size_t{b.h_->count} <= tree::B) {
+      return small({a.seg(0, a.h_->count), b.seg(0, b.h_->count)});  // one new leaf, no reference taken
+    }
+    if (!a.h_) return b;
+    if (!b.h_) return a;
     return a.apply([&](state s) { return ops::concat(std::move(s), ops::copy_of(b.h_)); });
   }
   /// In-place forms: an operand given by rvalue has its nodes reused where it holds them alone.
@@ -393,6 +408,16 @@ class rrb_vector<T, Bits>::builder {
   /// Appends v. Amortised O(1); allocates one leaf per B elements. If T's copy/move or an
   /// allocation throws, the builder is left empty (and nothing leaks).
   builder& push_back(T v) {
+    if (s_.tail && s_.tail->count < tree::B && tree::editable(s_.tail.get())) {
+      try {
+        tree::append(tree::as_leaf(s_.tail.get()), std::move(v));
+      } catch (...) {
+        s_ = state{};  // as documented: a failed push_back leaves the builder empty
+        throw;
+      }
+      ++s_.size;
+      return *this;
+    }
     s_ = ops::push_back(std::exchange(s_, state{}), std::move(v));
     return *this;
   }

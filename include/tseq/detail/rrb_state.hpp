@@ -10,6 +10,7 @@
 //  (S3) a holder is a bare leaf exactly when there is no root (a header always has a tree).
 
 #include <cstddef>
+#include <cstdint>
 #include <initializer_list>
 #include <limits>
 #include <stdexcept>
@@ -206,17 +207,29 @@ struct rrb_state_ops {
   // leaves go into open[0], the inner node (height 1) being filled; a node that becomes full
   // goes into the one a level up. At the end each open node takes the one below as its last
   // child: a dense, left-packed tree. The last 1..B elements become the tail.
+  // Copies elements from [first, last) into the empty leaf l until it is full or the range
+  // ends (the count kept in a register; on an exception l->count covers what was built).
+  template <class It>
+  static void fill_leaf(node_t* n, It& first, const It& last) {
+    auto* l = tree::as_leaf(n);
+    T* d = l->data();
+    std::uint32_t k = 0;
+    try {
+      for (; k < B && first != last; ++k, ++first) ::new (static_cast<void*>(d + k)) T(*first);
+    } catch (...) {
+      l->count = k;
+      throw;
+    }
+    l->count = k;
+  }
+
   template <class It>
   static state build(It first, It last) {
     state s;
     if (first == last) return s;
     ref cur = tree::new_leaf();
-    auto* l = tree::as_leaf(cur.get());
-    for (; first != last && l->count < B; ++first) {  // the first leaf: often the whole vector
-      ::new (static_cast<void*>(l->data() + l->count)) T(*first);
-      ++l->count;
-      ++s.size;
-    }
+    fill_leaf(cur.get(), first, last);  // the first leaf: often the whole vector
+    s.size = cur->count;
     if (first != last) return build_tree(std::move(s), std::move(cur), first, last);
     s.tail = std::move(cur);
     return s;
@@ -241,15 +254,11 @@ struct rrb_state_ops {
         child = std::move(open[h]);  // full: it moves a level up
       }
     };
-    for (; first != last; ++first) {
-      if (cur->count == B) {
-        push(std::move(cur));
-        cur = tree::new_leaf();
-      }
-      auto* l = tree::as_leaf(cur.get());
-      ::new (static_cast<void*>(l->data() + l->count)) T(*first);
-      ++l->count;
-      ++s.size;
+    while (first != last) {  // cur is full here
+      push(std::move(cur));
+      cur = tree::new_leaf();
+      fill_leaf(cur.get(), first, last);
+      s.size += cur->count;
     }
     ref carry;  // the finished node below level h
     for (unsigned h = 0; h < levels; ++h) {
@@ -290,6 +299,23 @@ struct rrb_state_ops {
   static void set_root(state& s, ref r) {
     s.root = tree::collapse(std::move(r), s.height);
     if (!s.root) s.height = 0;
+  }
+
+  // push_back's common in-place case without unpacking the holder: h and its tail are ours
+  // alone and the tail has room. Returns false, having done nothing, otherwise.
+  static bool append_in_place(ref& h, T& v) {
+    if (!h || !tree::editable(h.get())) return false;
+    if (h->is_leaf) {
+      if (h->count == B) return false;
+      tree::append(tree::as_leaf(h.get()), std::move(v));
+      return true;
+    }
+    auto* r = static_cast<header_t*>(h.get());
+    node_t* t = r->tail.get();
+    if (t->count == B || !tree::editable(t)) return false;
+    tree::append(tree::as_leaf(t), std::move(v));
+    ++r->size;
+    return true;
   }
 
   static state push_back(state s, T v) {
