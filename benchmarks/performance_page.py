@@ -47,11 +47,24 @@ tensors (pool = 4,096 for P = 16, 64 for P = 65,536), so that large n fit in mem
 Positions change every iteration (front: the first 16; back: the last 16; middle: uniform in
 [n/4, 3n/4)), so the tree shape does not repeat trivially. `allocs` in the JSON is heap
 allocations per operation, counted by replacing `operator new` in the benchmark binary.
-`Iterate/edited` first applies 10^5 random in-place erase/insert edits to the sequence (a
-relaxed, scattered tree); its `std_vector` baseline visits the same tensors in the same order.
+The `edited` cases (`Iterate`, `IterateHandles`, `Index`, `IntIndex`, `IntIterate` and the
+`edited_*` counters of `Memory`) run on the sequence after 10^5 random *persistent* edits
+(erase at a random position, then insert at another, each version dropped once the next
+exists: a relaxed, scattered tree); their `std_vector` baseline holds the same elements in
+the same order. `Index` reads one random element's handle (no tensor followed);
+`IterateHandles` walks the whole sequence reading handles only, `Iterate` follows each handle
+to its payload pointer (`tseq`: `for_each_chunk`, `tseq_iter`: the iterator). `PushBack`
+appends n tensors in place to an empty sequence (`std::move(v).push_back(t)`; std::vector
+without reserve); per element = time / n. The `Int*` rows are the container with `int`
+elements (`rrb_vector<int>`) beside a `std::vector<int>` (`naive`: copy, then edit).
+`History` is the history probe (`tests/support/history_probe.hpp`): 10^5 random slice,
+splice and concatenation steps between eight live versions of 10^5..10^6 ints, reporting the
+final tree's levels against the bound, elements per leaf and node bytes per element (its
+property test replays the same generator against a std::vector model).
 `Memory` counts the bytes allocated to build a 10^6-element sequence, and those allocated by
 1,000 versions derived from it by SequenceErase, all kept alive, against 1,000 naive copies
-(one measured, times 1,000).
+(one measured, times 1,000); `edited_node_bytes_per_elem` and `edited_elements_per_leaf` are
+`rrb_vector::storage()` of the edited sequence.
 
 The executor models are self-contained, so that ONNX Runtime (which cannot feed or fetch
 sequences from JavaScript) runs the very same files: `ExecutorLoopErase` splits an input

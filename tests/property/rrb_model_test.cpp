@@ -408,10 +408,11 @@ TEST(RrbHistory, SliceSpliceConcatHistoryMatchesTheModelAtBranching32) {
 }
 
 // Persistent random edits (each version dropped after the next is made, as a graph executor
-// does) keep leaves near full: a full leaf with a sibling that has room shares with it instead
-// of splitting (docs/design.md, fill). The fresh tree is packed (32 per leaf); the target is
-// >= 28 per leaf on average after 10^5 edits (scripts/bench reports the figure at 10^6).
-TEST(RrbBalance, PersistentEditsKeepTheAverageLeafAboveAQuarterOfTheWayToFull) {
+// does) keep leaves near full: a full leaf with a sibling within 3 that has room spreads into
+// it instead of splitting (docs/design.md, fill rule). The fresh tree is packed (32 per leaf);
+// splitting alone leaves ~22 per leaf, a spread into adjacent siblings only ~26.
+// scripts/bench reports the figure at 10^6 after 10^5 edits.
+TEST(RrbBalance, PersistentRandomEditsKeepAtLeast28ElementsPerLeaf) {
   using V = tseq::rrb_vector<int>;
   std::mt19937_64 rng(23);
   Model m(100000);
@@ -431,7 +432,8 @@ TEST(RrbBalance, PersistentEditsKeepTheAverageLeafAboveAQuarterOfTheWayToFull) {
   ASSERT_TRUE(std::equal(v.begin(), v.end(), m.begin()));
   const double per_leaf = static_cast<double>(m.size()) / static_cast<double>(v.storage().leaves);
   std::printf("elements per leaf after 10^4 persistent edits of 10^5: %.2f\n", per_leaf);
-  EXPECT_GT(per_leaf, 0.0);
+  EXPECT_GE(per_leaf, 28.0);
+  EXPECT_LE(v.levels(), V::levels_bound(m.size()));
 }
 
 }  // namespace

@@ -12,6 +12,17 @@
 
 #include "tseq/detail/intrusive_ref.hpp"
 
+// A test (tests/unit/rrb_cost_test.cpp, its own executable) defines TSEQ_COUNT_NODE_REFS to
+// count the reference-count updates on nodes per operation. Never defined in the library.
+#if defined(TSEQ_COUNT_NODE_REFS)
+namespace tseq::detail {
+inline thread_local long node_ref_updates = 0;
+}  // namespace tseq::detail
+#define TSEQ_NODE_REF_UPDATE() (++::tseq::detail::node_ref_updates)
+#else
+#define TSEQ_NODE_REF_UPDATE() ((void)0)
+#endif
+
 namespace tseq::detail {
 
 // Every node is allocated through these two, so that a test can count (or fail) them by
@@ -75,8 +86,12 @@ struct node {
   node& operator=(const node&) = delete;
   ~node() = default;
 
-  friend void intrusive_ptr_add_ref(node* n) noexcept { n->refs.fetch_add(1, std::memory_order_relaxed); }
+  friend void intrusive_ptr_add_ref(node* n) noexcept {
+    TSEQ_NODE_REF_UPDATE();
+    n->refs.fetch_add(1, std::memory_order_relaxed);
+  }
   friend void intrusive_ptr_release(node* n) noexcept {
+    TSEQ_NODE_REF_UPDATE();
     // Holding the only reference, nobody else can add one: no atomic update is needed.
     if (n->refs.load(std::memory_order_acquire) == 1 || n->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
       destroy_node(n);
