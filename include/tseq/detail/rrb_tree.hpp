@@ -841,7 +841,9 @@ struct rrb_tree {
   static ref merge_seam(ref L, ref R, unsigned h, bool r_rightmost, ref& extra) {
     if (h == 0) {
       const std::size_t k = L->count + std::size_t{R->count};
-      if (k > B && L->count >= m && (r_rightmost || R->count >= m)) {
+      // Both kept as they are when both satisfy (I3), or when R, on the rightmost path, may
+      // stay small: pushing a short tail onto a tree then copies no element.
+      if (L->count >= m && (r_rightmost ? k > B || R->count < m : k > B && R->count >= m)) {
         extra = std::move(R);
         return L;
       }
