@@ -19,9 +19,10 @@ the same binary and the same run; no unit test times anything.
 - **Machine**: the project's build machine, a virtual machine with 2 vCPUs (AMD EPYC,
   2.45 GHz), 24 GiB, Linux 6.18, Debian 12; g++ 12.2, CMake preset `release`
   (`-O3 -DNDEBUG`), Google Benchmark 1.7 (Debian's libbenchmark-dev),
-  `--benchmark_min_time=0.05` (0.3 for the executor models); ONNX Runtime 1.30.0 (npm
+  `--benchmark_min_time=0.05 --benchmark_repetitions=3` with random interleaving, each figure
+  the median of the three (0.3 s, one run, for the executor models); ONNX Runtime 1.30.0 (npm
   onnxruntime-node, CPU execution provider, one intra-op thread).
-- **Reproduce**: `scripts/bench` (about 40 s: build plus the quick set) writes
+- **Reproduce**: `scripts/bench` (about 2 minutes after the build) writes
   `build/bench/results.json` and `build/bench/executor.json` (raw Google Benchmark JSON),
   `build/bench/summary.md` (this page's target checks and tables), `build/bench/erase.png` and
   `build/bench/executor.png`. `--vs-ort` adds ONNX Runtime on the same model files
@@ -114,11 +115,15 @@ either side of it (side-by-side figures with repetitions are in the issue notes)
   nodes reused and its child lists not zero-initialised: take 1.7x, drop 1.3x and
   concatenation 1.3x faster than before (medians of 5 alternating runs of both builds side by
   side; `RrbCost.*` counts the work: take 94 reference updates at 10^6 where it made 187).
-- **Traversal reading only handles, after 10^5 edits, <= 2x std::vector (missed).** After
-  random edits the 35,000 leaves (28.5 elements each) lie scattered; a walk that reads 8 bytes
-  per element is bound by the latency of reaching each leaf, and prefetching 4, 8 or 16 leaves
-  ahead measured the same. A walk that follows each handle (the `Iterate` rows) stays within
-  1.2x.
+- **Traversal reading only handles, after 10^5 edits, <= 2x std::vector (tight: 1.2x to 4x
+  from run to run).** After random edits the 35,000 leaves (28.5 elements each) lie
+  scattered; a walk that reads 8 bytes per element is bound by the latency of reaching each
+  leaf, and prefetching 4, 8 or 16 leaves ahead measured the same. A walk that follows each
+  handle (the `Iterate` rows) stays within 1.5x.
+- **Insert <= 1.5x a persistent erase (tight: 0.95x to 1.65x from run to run).** On a freshly
+  built tree every leaf and every parent is full, so an insert splits a leaf and its parent:
+  8 allocations against the erase's 5 and about as many reference-count updates. After edits
+  a full leaf usually spreads into a sibling instead (fill rule F).
 - **Node storage after 10^5 edits <= 1.2x the handle vector (missed).** At 28.5 elements per
   leaf a 272-byte leaf alone costs 9.5 bytes per 8-byte handle. 1.2x would need about 31 per
   leaf; immer's concatenation rebalancing gets there (30.6) by repacking nodes along every seam

@@ -19,10 +19,15 @@ IMPLS = ["tseq", "tseq_move", "naive", "deep", "std_vector", "tseq_iter", "ort"]
 def load(path, rows=None):
     data = json.loads(Path(path).read_text())
     rows = {} if rows is None else rows
+    # With --benchmark_repetitions, the median of the repetitions stands for the benchmark
+    # (the aggregates follow their repetitions in the file, so they replace them).
     for b in data["benchmarks"]:
+        name = b["name"]
         if b.get("run_type") == "aggregate":
-            continue
-        parts = b["name"].split("/")
+            if b.get("aggregate_name") != "median":
+                continue
+            name = b.get("run_name", name)
+        parts = name.split("/")
         if len(parts) < 5:
             continue
         op, where, impl = parts[0], parts[1], parts[2]
