@@ -232,7 +232,7 @@ void iterate(benchmark::State& state, const std::string& impl, std::size_t n, bo
     benchmark::DoNotOptimize(acc);
   });
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(n));
-  const storage_stats st = s.tensors().storage();
+  const StorageStats st = s.tensors().storage();
   state.counters["elements_per_leaf"] = static_cast<double>(s.size()) / static_cast<double>(st.leaves);
 }
 
@@ -422,12 +422,12 @@ void history(benchmark::State& state, std::size_t lo, std::size_t hi) {
       const std::size_t slot = rng() % versions.size();
       versions[slot] = cur;
       sizes[slot] = cur.size();
-      const storage_stats st = cur.storage();
+      const StorageStats st = cur.storage();
       worst_levels = std::max(worst_levels, st.levels);
       const unsigned bound = IntVec::levels_bound(st.tree_elements);
       if (st.levels > bound) worst_excess = std::max(worst_excess, st.levels - bound);
     }
-    const storage_stats st = cur.storage();
+    const StorageStats st = cur.storage();
     state.counters["size"] = static_cast<double>(cur.size());
     state.counters["levels"] = st.levels;
     state.counters["levels_bound"] = IntVec::levels_bound(st.tree_elements);
@@ -548,7 +548,7 @@ void memory(benchmark::State& state, std::size_t n) {
     state.counters["naive_versions_bytes"] = naive_bytes;
     state.counters["versions_over_naive_pct"] = 100.0 * version_bytes / naive_bytes;
     // After 10^5 random persistent edits (edited_fixture): storage, fill, height.
-    const storage_stats e = edited_fixture(n).seq.tensors().storage();
+    const StorageStats e = edited_fixture(n).seq.tensors().storage();
     state.counters["edited_node_bytes_per_elem"] = static_cast<double>(e.bytes) / static_cast<double>(n);
     state.counters["edited_elements_per_leaf"] = static_cast<double>(n) / static_cast<double>(e.leaves);
     state.counters["edited_levels"] = e.levels;

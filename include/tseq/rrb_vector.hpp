@@ -23,7 +23,7 @@ struct rrb_unchecked;
 }  // namespace detail
 
 /// Node storage of one rrb_vector (rrb_vector::storage()).
-struct storage_stats {
+struct StorageStats {
   std::size_t bytes = 0;          ///< bytes of all its nodes (leaves, inner nodes, header)
   std::size_t leaves = 0;         ///< leaves, the tail included
   std::size_t inner_nodes = 0;    ///< inner nodes of the tree
@@ -290,10 +290,10 @@ class rrb_vector {
   /// only if n > m^h (m = min_fill). O(log n).
   [[nodiscard]] static unsigned levels_bound(size_type n) noexcept { return ops::levels_bound(n); }
 
-  /// What the nodes of this vector occupy (shared nodes counted in full): see storage_stats.
+  /// What the nodes of this vector occupy (shared nodes counted in full): see StorageStats.
   /// O(n / B): visits the inner nodes, never a leaf but the tail.
-  [[nodiscard]] storage_stats storage() const noexcept {
-    storage_stats st;
+  [[nodiscard]] StorageStats storage() const noexcept {
+    StorageStats st;
     if (!h_) return st;
     const auto v = ops::view_of(h_.get());
     st.levels = levels();

@@ -380,7 +380,7 @@ void history_probe(std::uint64_t seed, std::size_t lo, std::size_t hi, int steps
     ASSERT_EQ(v.size(), m.size()) << "seed " << seed << " step " << s;
     ASSERT_GE(m.size(), lo);
     ASSERT_LE(m.size(), hi);
-    const tseq::storage_stats st = v.storage();
+    const tseq::StorageStats st = v.storage();
     ASSERT_LE(st.levels, V::levels_bound(st.tree_elements)) << "seed " << seed << " step " << s;
     if (s % check_every == 0) {
       ASSERT_NO_THROW(v.check_invariants()) << "seed " << seed << " step " << s;

@@ -225,7 +225,9 @@ struct rrb_tree {
     node_t* v[2 * B + 2];      // NOLINT(cppcoreguidelines-pro-type-member-init): [0, n) are set
     std::size_t s[2 * B + 2];  // NOLINT(cppcoreguidelines-pro-type-member-init)
     std::size_t n = 0;
-    kids() noexcept {}  // NOLINT(modernize-use-equals-default): keeps the arrays uninitialised
+    // The arrays are left uninitialised on purpose (see above).
+    // NOLINTNEXTLINE(cppcoreguidelines-pro-type-member-init,modernize-use-equals-default)
+    kids() noexcept {}
     kids(const kids&) = delete;
     kids& operator=(const kids&) = delete;
     ~kids() {
