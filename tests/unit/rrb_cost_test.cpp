@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <numeric>
 #include <random>
@@ -71,51 +72,39 @@ std::vector<V> inputs() {
   return {fresh, edited};
 }
 
-TEST(RrbCost, TakeCopiesOnlyTheKeptChildrenOnTheCutPath) {
+// For each input: the worst cost of op(v, k) over `cuts` random cut points k in [1, n), checked
+// against per-inner-level bounds on reference updates (+ 8 for the vector's own references)
+// and allocations (as a function of the levels).
+template <class Op>
+void expect_worst_within(const char* what, std::uint64_t seed, int cuts, long refs_per_level, long allocs_per_level,
+                         long allocs_extra, Op op) {
   for (const V& v : inputs()) {
-    const long inner = static_cast<long>(v.levels()) - 1;
-    std::mt19937_64 rng(1);
+    const long levels = static_cast<long>(v.levels());
+    std::mt19937_64 rng(seed);
     worst w;
-    for (int s = 0; s < 500; ++s) {
-      const std::size_t k = 1 + rng() % (v.size() - 1);
-      w.add(measure([&] { return v.take(k); }));
-    }
-    std::printf("take, %u levels: worst %ld reference updates, %ld allocations\n", v.levels(), w.c.refs, w.c.allocs);
-    EXPECT_LE(w.c.refs, B * inner + 8);
-    EXPECT_LE(w.c.allocs, inner + 2);  // levels + 1
+    for (int s = 0; s < cuts; ++s) w.add(op(v, 1 + rng() % (v.size() - 1)));
+    std::printf("%s, %ld levels: worst %ld reference updates, %ld allocations\n", what, levels, w.c.refs, w.c.allocs);
+    EXPECT_LE(w.c.refs, refs_per_level * B * (levels - 1) + 8) << what;
+    EXPECT_LE(w.c.allocs, allocs_per_level * levels + allocs_extra) << what;
   }
+}
+
+TEST(RrbCost, TakeCopiesOnlyTheKeptChildrenOnTheCutPath) {
+  expect_worst_within("take", 1, 500, 1, 1, 1,
+                      [](const V& v, std::size_t k) { return measure([&] { return v.take(k); }); });
 }
 
 TEST(RrbCost, DropCopiesTheKeptChildrenAndRepairsTheLeftEdgeOnce) {
-  for (const V& v : inputs()) {
-    const long inner = static_cast<long>(v.levels()) - 1;
-    std::mt19937_64 rng(2);
-    worst w;
-    for (int s = 0; s < 500; ++s) {
-      const std::size_t k = 1 + rng() % (v.size() - 1);
-      w.add(measure([&] { return v.drop(k); }));
-    }
-    std::printf("drop, %u levels: worst %ld reference updates, %ld allocations\n", v.levels(), w.c.refs, w.c.allocs);
-    EXPECT_LE(w.c.refs, 2 * B * inner + 8);
-    EXPECT_LE(w.c.allocs, 2 * inner + 3);  // 2 x levels + 1
-  }
+  expect_worst_within("drop", 2, 500, 2, 2, 1,
+                      [](const V& v, std::size_t k) { return measure([&] { return v.drop(k); }); });
 }
 
 TEST(RrbCost, ConcatenationRebuildsOnlyTheSeam) {
-  for (const V& v : inputs()) {
-    const long inner = static_cast<long>(v.levels()) - 1;
-    std::mt19937_64 rng(3);
-    worst w;
-    for (int s = 0; s < 200; ++s) {
-      const std::size_t k = 1 + rng() % (v.size() - 1);
-      const V a = v.take(k);
-      const V b = v.drop(k);
-      w.add(measure([&] { return a + b; }));
-    }
-    std::printf("a + b, %u levels: worst %ld reference updates, %ld allocations\n", v.levels(), w.c.refs, w.c.allocs);
-    EXPECT_LE(w.c.refs, 3 * B * inner + 8);
-    EXPECT_LE(w.c.allocs, 2 * inner + 3);  // 2 x levels + 1
-  }
+  expect_worst_within("a + b", 3, 200, 3, 2, 1, [](const V& v, std::size_t k) {
+    const V a = v.take(k);
+    const V b = v.drop(k);
+    return measure([&] { return a + b; });
+  });
 }
 
 }  // namespace
