@@ -95,8 +95,8 @@ same payload). See docs/embedding.md.
 
 ### Where the targets are missed or tight, and why
 
-Machines vary, and so does this one: the same code measured 1.05 to 1.70 us per persistent
-erase at 10^6 from run to run; compare the ratios within one run, not absolute times across
+Machines vary, and so does this one: the same code measured 1.07 to 1.53 us per persistent
+erase at 10^6 in four scripts/bench runs of one afternoon; compare the ratios within one run, not absolute times across
 runs. The quick set runs each benchmark for 0.05 s, so a ratio near a bound can land on
 either side of it (side-by-side figures with repetitions are in the issue notes).
 

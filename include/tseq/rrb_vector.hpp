@@ -150,15 +150,11 @@ class rrb_vector {
   }
   /// In-place form of push_back (see class notes).
   [[nodiscard]] rrb_vector push_back(T v) && {
-    if constexpr (std::is_nothrow_move_constructible_v<T>) {
+    try {
       if (ops::append_in_place(h_, v)) return std::move(*this);
-    } else {
-      try {
-        if (ops::append_in_place(h_, v)) return std::move(*this);
-      } catch (...) {
-        h_ = nullptr;  // as every && update that throws: the moved-from vector is left empty
-        throw;
-      }
+    } catch (...) {
+      h_ = nullptr;  // as every && update that throws: the moved-from vector is left empty
+      throw;
     }
     return std::move(*this).apply([&](state s) { return ops::push_back(std::move(s), std::move(v)); });
   }
@@ -408,15 +404,11 @@ class rrb_vector<T, Bits>::builder {
   /// Appends v. Amortised O(1); allocates one leaf per B elements. If T's copy/move or an
   /// allocation throws, the builder is left empty (and nothing leaks).
   builder& push_back(T v) {
-    if (s_.tail && s_.tail->count < tree::B && tree::editable(s_.tail.get())) {
-      try {
-        tree::append(tree::as_leaf(s_.tail.get()), std::move(v));
-      } catch (...) {
-        s_ = state{};  // as documented: a failed push_back leaves the builder empty
-        throw;
-      }
-      ++s_.size;
-      return *this;
+    try {
+      if (ops::append_to_tail(s_, v)) return *this;
+    } catch (...) {
+      s_ = state{};  // as documented: a failed push_back leaves the builder empty
+      throw;
     }
     s_ = ops::push_back(std::exchange(s_, state{}), std::move(v));
     return *this;

@@ -38,12 +38,8 @@ template <class F>
 cost measure(F&& f) {
   tseq::detail::node_ref_updates = 0;
   tseq_test::count_allocations c;
-  {
-    V r = f();
-    const long refs = tseq::detail::node_ref_updates;
-    const long allocs = c.delta().allocations;
-    return {refs, allocs};  // r is destroyed after the counts are read
-  }
+  const V r = f();  // destroyed after the counts are read
+  return {tseq::detail::node_ref_updates, c.delta().allocations};
 }
 
 V make(std::size_t n) {

@@ -51,7 +51,8 @@ void deallocate_node(N* n) noexcept {
 // Asks for the cache lines of nodes p[0, n) with intent to write: their reference counts are
 // about to be updated. An atomic read-modify-write completes before the next one starts, so
 // updating the counts of n children that are not in cache costs n misses in a row; asked for
-// first, the misses overlap. (This is most of the time of a path copy at 10^6 elements.)
+// first, the misses overlap. (perf of a take at 10^6: 58% of its samples sat on the
+// instruction after such a `lock add`.)
 template <class N>
 inline void prefetch_for_refcount(N* const* p, std::uint32_t n) noexcept {
 #if defined(__GNUC__) || defined(__clang__)

@@ -318,12 +318,17 @@ struct rrb_state_ops {
     return true;
   }
 
+  // push_back's common case on a state: its tail is ours alone and has room. Returns false,
+  // having done nothing, otherwise (then push_back does the general work).
+  static bool append_to_tail(state& s, T& v) {
+    if (!s.tail || s.tail->count == B || !tree::editable(s.tail.get())) return false;
+    tree::append(tree::as_leaf(s.tail.get()), std::move(v));
+    ++s.size;
+    return true;
+  }
+
   static state push_back(state s, T v) {
-    if (s.tail && s.tail->count < B && tree::editable(s.tail.get())) {  // the builder's case
-      tree::append(tree::as_leaf(s.tail.get()), std::move(v));
-      ++s.size;
-      return s;
-    }
+    if (append_to_tail(s, v)) return s;
     if (s.tail && s.tail->count == B) flush_tail(s);
     if (!s.tail) {
       s.tail = tree::new_leaf();
