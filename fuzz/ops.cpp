@@ -137,8 +137,11 @@ std::optional<Slot> stable_leaf(const TensorSequence& s, std::size_t i, bool era
     const std::size_t end = leaves[c].first + counts[c];
     if (i < leaves[c].first || (i >= end && !(last && !erasing && i == n))) continue;
     // Erase: at least two elements stay in the tail, more than min_fill in a tree leaf (no
-    // rebalancing). Insert: room for one more (no split, no sharing with a sibling).
-    const bool keeps = erasing ? (last ? counts[c] >= 2 : counts[c] > V::min_fill) : counts[c] < V::branching;
+    // rebalancing). Insert: room for one more in its allocation (no split, no sharing with a
+    // sibling, no move to a bigger leaf).
+    // (A leaf made by a persistent update has room for just its elements.)
+    const bool keeps = erasing ? (last ? counts[c] >= 2 : counts[c] > V::min_fill)
+                               : counts[c] < tseq::detail::rrb_unchecked::leaf_capacity(s.tensors(), leaves[c].first);
     if (keeps) return leaves[c];
     return std::nullopt;
   }

@@ -24,7 +24,7 @@ struct rrb_unchecked;
 
 /// Node storage of one rrb_vector (rrb_vector::storage()).
 struct StorageStats {
-  std::size_t bytes = 0;          ///< bytes of all its nodes (leaves, inner nodes, header)
+  std::size_t bytes = 0;          ///< bytes its nodes' allocations hold (leaves, inner nodes, header)
   std::size_t leaves = 0;         ///< leaves, the tail included
   std::size_t inner_nodes = 0;    ///< inner nodes of the tree
   std::size_t tree_elements = 0;  ///< elements in the tree's leaves (size() less the tail's)
@@ -287,17 +287,16 @@ class rrb_vector {
   [[nodiscard]] static unsigned levels_bound(size_type n) noexcept { return ops::levels_bound(n); }
 
   /// What the nodes of this vector occupy (shared nodes counted in full): see StorageStats.
-  /// O(n / B): visits the inner nodes, never a leaf but the tail.
+  /// O(n / B): reads the header of every node, never an element.
   [[nodiscard]] StorageStats storage() const noexcept {
     StorageStats st;
     if (!h_) return st;
     const auto v = ops::view_of(h_.get());
     st.levels = levels();
-    if (v.root) tree::count_nodes(v.root, v.height, st.leaves, st.inner_nodes);
+    if (v.root) tree::count_nodes(v.root, v.height, st.leaves, st.inner_nodes, st.bytes);
     st.tree_elements = v.tree_size();
     ++st.leaves;  // the tail
-    st.bytes = st.leaves * sizeof(typename tree::leaf_t) + st.inner_nodes * sizeof(typename tree::inner_t) +
-               (h_->is_leaf ? 0 : sizeof(typename ops::header_t));
+    st.bytes += tree::node_bytes(v.tail) + (h_->is_leaf ? 0 : ops::header_t::bytes());
     return st;
   }
 
@@ -309,7 +308,7 @@ class rrb_vector {
     if (s.size == 0) tree::broken("stored empty state");
     if (!s.tail || !s.tail->is_leaf || s.tail->count == 0) tree::broken("tail missing or empty");
     if (!h_->is_leaf && !s.root) tree::broken("header without a tree");
-    if (s.tail->count > tree::B) tree::broken("tail over-full");
+    if (s.tail->count > tree::B || s.tail->count > s.tail->cap) tree::broken("tail over-full");
     const std::size_t ts = s.root ? tree::check(s.root, s.height, true, true, "root") : 0;
     if (ts + s.tail->count != s.size) {
       tree::broken("size " + std::to_string(s.size) + " != tree " + std::to_string(ts) + " + tail " +
@@ -447,6 +446,15 @@ struct rrb_unchecked {
   static std::remove_cvref_t<V> erase(V&& v, std::size_t i) {
     TSEQ_ASSERT(i < v.size(), "erase: index out of range");
     return std::forward<V>(v).erase_unchecked(i);
+  }
+  // The elements the leaf holding element i has room for (for tests of in-place updates: an
+  // insert edits a leaf held alone in place exactly when it has room).
+  template <class V>
+  static std::size_t leaf_capacity(const V& v, std::size_t i) noexcept {
+    TSEQ_ASSERT(i < v.size(), "leaf_capacity: index out of range");
+    const auto s = V::ops::view_of(v.h_.get());
+    if (i >= s.tree_size()) return s.tail->cap;
+    return V::tree::find_leaf(s.root, s.height, i)->cap;
   }
 };
 }  // namespace detail

@@ -63,8 +63,9 @@ TEST(Executor, ChainOnAnOwnedSequenceRunsInPlace) {
   args.emplace_back(std::move(input));
   const auto out = session.run(std::move(args));
   // The sequence moves from node to node (101 hops), and so do the two initializers at their
-  // last use. Tree nodes are 256 bytes or more; the run's only other large allocation is its
-  // table of value slots. A persistent chain would copy 2+ nodes per operator.
+  // last use. Inner nodes are 272 bytes or more and leaves of 30 or more tensors 256 or more;
+  // the run's only other large allocation is its table of value slots. A persistent chain
+  // would copy 2+ nodes per operator.
   EXPECT_EQ(session.stats().moved_inputs, 103u);
   EXPECT_LE(c.delta().large_allocations, 1) << "in place: no tree node copied";
   EXPECT_LE(c.delta().allocations, 10);

@@ -172,6 +172,75 @@ TEST_F(Lifetime, PersistentEraseAllocatesOneNodePerLevelAndAHeader) {
   EXPECT_EQ(e.size(), 999'999u);
 }
 
+// Node sizes (docs/design.md, section 1): a persistent update's copies are allocated for what
+// they hold; an in-place update that must grow such a node moves it once to a full-width one.
+TEST_F(Lifetime, PersistentCopiesAreAllocatedForWhatTheyHold) {
+  using U = tseq::detail::rrb_unchecked;
+  tseq_test::count_allocations build;
+  const V v = make<V>(10'000);
+  // storage() counts what the nodes' allocations hold (the builder allocates nothing else).
+  EXPECT_EQ(v.storage().bytes, build.delta().bytes);
+  const std::size_t i = 4'321;
+  ASSERT_EQ(U::leaf_capacity(v, i), V::branching);  // built: full width
+  tseq_test::count_allocations c;
+  const V e = v.erase(i);
+  const std::size_t bytes = c.delta().bytes;
+  // The leaf lost one element and was copied with room for exactly B - 1; each inner node on
+  // the path was copied with room for its children only, the header is the header.
+  EXPECT_EQ(U::leaf_capacity(e, i), V::branching - 1);
+  using Inner = tseq::detail::inner_node<Counted, 5>;
+  using Leaf = tseq::detail::leaf_node<Counted, 5>;
+  using Header = tseq::detail::header_node<Counted, 5>;
+  const std::size_t full = (e.levels() - 1) * Inner::bytes(V::branching) + Leaf::bytes(V::branching) + Header::bytes();
+  EXPECT_LT(bytes, full);
+  // 10,000 = 312 full leaves and a tail of 16; the root holds 10 inner nodes, the one on the
+  // path is full.
+  ASSERT_EQ(e.levels(), 3u);
+  EXPECT_EQ(bytes, Inner::bytes(10) + Inner::bytes(V::branching) + Leaf::bytes(V::branching - 1) + Header::bytes());
+  e.check_invariants();
+}
+
+TEST_F(Lifetime, InPlaceInsertIntoAnExactlySizedLeafMovesItOnceThenEditsInPlace) {
+  using U = tseq::detail::rrb_unchecked;
+  const std::size_t i = 4'321;
+  const V built = make<V>(10'000);
+  V v = built.erase(i);  // persistent: the leaf holding i has B - 1 elements, room for B - 1
+  ASSERT_EQ(U::leaf_capacity(v, i), V::branching - 1);
+  tseq_test::count_allocations c;
+  v = std::move(v).insert(i, Counted(-1));  // no room: moved to a leaf with room for B
+  const tseq_test::alloc_stats first = c.delta();
+  // The leaf only: the inner nodes on the path gain no child, so they keep their size.
+  EXPECT_EQ(first.allocations, 1);
+  EXPECT_EQ(first.deallocations, 1);
+  EXPECT_EQ(U::leaf_capacity(v, i), V::branching);
+  const Counted* leaf = &v[i];
+  tseq_test::count_allocations again;
+  v = std::move(v).erase(i + 1);
+  v = std::move(v).insert(i, Counted(-2));  // room now: in place
+  const tseq_test::alloc_stats second = again.delta();
+  EXPECT_EQ(second.allocations, 0);
+  EXPECT_EQ(&v[i + 1], leaf + 1) << "the leaf was moved again";
+  v.check_invariants();
+  EXPECT_EQ(v[i].value(), -2);
+  EXPECT_EQ(v[i + 1].value(), -1);
+}
+
+TEST_F(Lifetime, InPlacePushBackOntoAnExactlySizedTailMovesItOnce) {
+  using U = tseq::detail::rrb_unchecked;
+  const V built = make<V>(1'000);
+  V v = built.take(990);  // persistent: the cut leaf becomes the tail, sized for its 30 elements
+  ASSERT_EQ(U::leaf_capacity(v, 989), 30u);
+  tseq_test::count_allocations c;
+  for (int k = 0; k < 2; ++k) v = std::move(v).push_back(Counted(k));
+  const tseq_test::alloc_stats d = c.delta();
+  EXPECT_EQ(d.allocations, 1);  // the first append moves the tail to a full-width leaf
+  EXPECT_EQ(d.deallocations, 1);
+  EXPECT_EQ(U::leaf_capacity(v, 991), V::branching);
+  v.check_invariants();
+  EXPECT_EQ(v.size(), 992u);
+  EXPECT_EQ(v[991].value(), 1);
+}
+
 TEST_F(Lifetime, InPlaceErasesThatKeepLeavesHalfFullAllocateNothing) {
   V v = make<V>(1'000'000);
   tseq_test::count_allocations c;

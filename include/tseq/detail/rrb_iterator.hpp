@@ -107,7 +107,7 @@ class rrb_iterator {
       l = tree::as_leaf(s_.root);
       first_ = 0;
     } else {
-      if (parent_ == nullptr || i_ < pfirst_ || i_ - pfirst_ >= parent_->sizes[parent_->count - 1]) {
+      if (parent_ == nullptr || i_ < pfirst_ || i_ - pfirst_ >= parent_->sizes()[parent_->count - 1]) {
         size_type j = i_;
         const typename tree::node_t* n = s_.root;
         for (unsigned h = s_.height; h > 1; --h) {

@@ -25,27 +25,32 @@ inline thread_local long node_ref_updates = 0;
 
 namespace tseq::detail {
 
-// Every node is allocated through these two, so that a test can count (or fail) them by
-// replacing the global operator new.
-template <class N>
-N* allocate_node() {
-  void* p = nullptr;
-  if constexpr (alignof(N) > __STDCPP_DEFAULT_NEW_ALIGNMENT__) {
-    p = ::operator new (sizeof(N), std::align_val_t{alignof(N)});
+// Every node is allocated through these, so that a test can count (or fail) them by
+// replacing the global operator new. Leaves and inner nodes are allocated with room for
+// `cap` entries (their element or child arrays follow the header in the same allocation).
+inline void* allocate_bytes(std::size_t bytes, std::size_t align) {
+  if (align > __STDCPP_DEFAULT_NEW_ALIGNMENT__) return ::operator new (bytes, std::align_val_t{align});
+  return ::operator new(bytes);
+}
+
+inline void free_bytes(void* p, std::size_t align) noexcept {
+  if (align > __STDCPP_DEFAULT_NEW_ALIGNMENT__) {
+    ::operator delete (p, std::align_val_t{align});
   } else {
-    p = ::operator new(sizeof(N));
+    ::operator delete(p);
   }
-  return ::new (p) N();
+}
+
+template <class N, class... A>
+N* allocate_node(A... args) {
+  void* p = allocate_bytes(N::bytes(args...), N::alloc_align);
+  return ::new (p) N(args...);
 }
 
 template <class N>
 void deallocate_node(N* n) noexcept {
   n->~N();
-  if constexpr (alignof(N) > __STDCPP_DEFAULT_NEW_ALIGNMENT__) {
-    ::operator delete (static_cast<void*>(n), std::align_val_t{alignof(N)});
-  } else {
-    ::operator delete(static_cast<void*>(n));
-  }
+  free_bytes(static_cast<void*>(n), N::alloc_align);
 }
 
 // Asks for the cache lines of nodes p[0, n) with intent to write: their reference counts are
@@ -81,8 +86,14 @@ struct node {
   // Inner only: every child but the last holds a full subtree, so the radix of an index picks
   // the child directly. Never set when it is not true; may be clear when it is.
   bool dense = false;
+  // Leaf or inner: the entries its allocation has room for (count <= cap <= width). A copy
+  // made for a persistent update is allocated exactly (cap = count); nodes that grow in place
+  // (the tail, the builder's, the rightmost path) get the full width.
+  std::uint8_t cap = 0;
 
-  explicit node(bool leaf) noexcept : is_leaf(leaf) {}
+  static_assert(Bits <= 7, "cap holds at most 128 entries");
+
+  explicit node(bool leaf, std::size_t c = 0) noexcept : is_leaf(leaf), cap(static_cast<std::uint8_t>(c)) {}
   node(const node&) = delete;
   node& operator=(const node&) = delete;
   ~node() = default;
@@ -100,32 +111,47 @@ struct node {
   }
 };
 
-// Up to `width` elements in place; [0, count) are constructed.
+// Up to `cap` elements, stored after the header in the same allocation; [0, count) are
+// constructed.
 template <class T, unsigned Bits>
 struct leaf_node : node<T, Bits> {
   using base = node<T, Bits>;
-  alignas(T) unsigned char buf[sizeof(T) * base::width];
+  static constexpr std::size_t alloc_align = alignof(T) > alignof(base) ? alignof(T) : alignof(base);
 
-  leaf_node() noexcept : base(true) {}  // NOLINT(cppcoreguidelines-pro-type-member-init): raw element storage
+  explicit leaf_node(std::size_t c) noexcept : base(true, c) {}
   leaf_node(const leaf_node&) = delete;
   leaf_node& operator=(const leaf_node&) = delete;
   ~leaf_node() {
     T* d = data();
     for (std::uint32_t i = 0; i < this->count; ++i) d[i].~T();
   }
-  [[nodiscard]] T* data() noexcept { return std::launder(reinterpret_cast<T*>(buf)); }
-  [[nodiscard]] const T* data() const noexcept { return std::launder(reinterpret_cast<const T*>(buf)); }
+  // Where the elements start: after the header, aligned for T.
+  static constexpr std::size_t data_offset() noexcept {
+    return (sizeof(leaf_node) + alignof(T) - 1) / alignof(T) * alignof(T);
+  }
+  // Bytes of a leaf with room for c elements.
+  static constexpr std::size_t bytes(std::size_t c) noexcept { return data_offset() + c * sizeof(T); }
+  [[nodiscard]] T* data() noexcept {
+    return std::launder(reinterpret_cast<T*>(reinterpret_cast<unsigned char*>(this) + data_offset()));
+  }
+  [[nodiscard]] const T* data() const noexcept {
+    return std::launder(reinterpret_cast<const T*>(reinterpret_cast<const unsigned char*>(this) + data_offset()));
+  }
 };
 
-// Up to `width` children; sizes[i] is the number of elements in children [0, i].
-// A null child slot only exists transiently while an algorithm holds that child.
+// Up to `cap` children (the child array is always B wide: child[c] lies at a fixed offset,
+// so that a descent can fetch it before the header arrives); sizes()[i] is the number of
+// elements in children [0, i], in an array of `cap` entries after the node in the same
+// allocation. A null child slot only exists transiently while an algorithm holds that child.
 template <class T, unsigned Bits>
 struct inner_node : node<T, Bits> {
   using base = node<T, Bits>;
-  std::size_t sizes[base::width];
+  static constexpr std::size_t alloc_align = alignof(base*) > alignof(base) ? alignof(base*) : alignof(base);
+
   base* child[base::width];
 
-  inner_node() noexcept : base(false) {}  // NOLINT(cppcoreguidelines-pro-type-member-init): [0, count) are set
+  // NOLINTNEXTLINE(cppcoreguidelines-pro-type-member-init): [0, count) are set
+  explicit inner_node(std::size_t c) noexcept : base(false, c) {}
   inner_node(const inner_node&) = delete;
   inner_node& operator=(const inner_node&) = delete;
   ~inner_node() {
@@ -133,6 +159,18 @@ struct inner_node : node<T, Bits> {
     for (std::uint32_t i = 0; i < this->count; ++i) {
       if (child[i] != nullptr) intrusive_ptr_release(child[i]);
     }
+  }
+  [[nodiscard]] std::size_t* sizes() noexcept {
+    return std::launder(reinterpret_cast<std::size_t*>(reinterpret_cast<unsigned char*>(this) + sizeof(inner_node)));
+  }
+  [[nodiscard]] const std::size_t* sizes() const noexcept {
+    return std::launder(
+        reinterpret_cast<const std::size_t*>(reinterpret_cast<const unsigned char*>(this) + sizeof(inner_node)));
+  }
+  // Bytes of an inner node with room for c children.
+  static constexpr std::size_t bytes(std::size_t c) noexcept {
+    static_assert(sizeof(inner_node) % alignof(std::size_t) == 0);
+    return sizeof(inner_node) + c * sizeof(std::size_t);
   }
 };
 
@@ -150,10 +188,13 @@ struct header_node : node<T, Bits> {
   unsigned height = 0;
 
   header_node() noexcept : base(false) { this->is_header = true; }
+  static constexpr std::size_t alloc_align = alignof(base);  // its members: pointers and counts
+  static constexpr std::size_t bytes() noexcept { return sizeof(header_node); }
 };
 
 template <class T, unsigned Bits>
 void destroy_node(node<T, Bits>* n) noexcept {
+  static_assert(alignof(header_node<T, Bits>) == header_node<T, Bits>::alloc_align);
   if (n->is_leaf) {
     deallocate_node(static_cast<leaf_node<T, Bits>*>(n));
   } else if (n->is_header) {

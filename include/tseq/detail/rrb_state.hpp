@@ -190,7 +190,7 @@ struct rrb_state_ops {
         for (std::uint32_t i = 0; i < in->count; ++i) {
           TSEQ_ASSERT(in->child[i] != nullptr, "rrb_vector: null child");
           acc += tree::size_of(in->child[i]);
-          TSEQ_ASSERT(in->sizes[i] == acc, "rrb_vector: size table");
+          TSEQ_ASSERT(in->sizes()[i] == acc, "rrb_vector: size table");
         }
         n = in->child[right ? in->count - 1 : 0];
       }
@@ -306,13 +306,13 @@ struct rrb_state_ops {
   static bool append_in_place(ref& h, T& v) {
     if (!h || !tree::editable(h.get())) return false;
     if (h->is_leaf) {
-      if (h->count == B) return false;
+      if (h->count == h->cap) return false;
       tree::append(tree::as_leaf(h.get()), std::move(v));
       return true;
     }
     auto* r = static_cast<header_t*>(h.get());
     node_t* t = r->tail.get();
-    if (t->count == B || !tree::editable(t)) return false;
+    if (t->count == t->cap || !tree::editable(t)) return false;
     tree::append(tree::as_leaf(t), std::move(v));
     ++r->size;
     return true;
@@ -321,7 +321,7 @@ struct rrb_state_ops {
   // push_back's common case on a state: its tail is ours alone and has room. Returns false,
   // having done nothing, otherwise (then push_back does the general work).
   static bool append_to_tail(state& s, T& v) {
-    if (!s.tail || s.tail->count == B || !tree::editable(s.tail.get())) return false;
+    if (!s.tail || s.tail->count == s.tail->cap || !tree::editable(s.tail.get())) return false;
     tree::append(tree::as_leaf(s.tail.get()), std::move(v));
     ++s.size;
     return true;

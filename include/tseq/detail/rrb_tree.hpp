@@ -26,8 +26,10 @@
 
 #if defined(__GNUC__) || defined(__clang__)
 #define TSEQ_ALWAYS_INLINE __attribute__((always_inline))
+#define TSEQ_NOINLINE __attribute__((noinline))
 #else
 #define TSEQ_ALWAYS_INLINE
+#define TSEQ_NOINLINE
 #endif
 
 namespace tseq::detail {
@@ -54,7 +56,7 @@ struct rrb_tree {
   static bool editable(const node_t* n) noexcept { return n->refs.load(std::memory_order_acquire) == 1; }
 
   static std::size_t size_of(const node_t* n) noexcept {
-    return n->is_leaf ? n->count : as_inner(n)->sizes[n->count - 1];
+    return n->is_leaf ? n->count : as_inner(n)->sizes()[n->count - 1];
   }
 
   // Elements in a full subtree of height h (leaf = 0); saturates instead of overflowing.
@@ -73,9 +75,9 @@ struct rrb_tree {
   static std::uint32_t child_index(const inner_t* in, unsigned h, std::size_t& i) noexcept {
     auto c = static_cast<std::uint32_t>(radix(i, h));
     if (!in->dense) {
-      while (in->sizes[c] <= i) ++c;
+      while (in->sizes()[c] <= i) ++c;
     }
-    if (c != 0) i -= in->sizes[c - 1];
+    if (c != 0) i -= in->sizes()[c - 1];
     return c;
   }
 
@@ -89,8 +91,13 @@ struct rrb_tree {
 
   // ---- node construction ----------------------------------------------------------------------
 
-  static ref new_leaf() { return ref(allocate_node<leaf_t>(), false); }
-  static ref new_inner() { return ref(allocate_node<inner_t>(), false); }
+  // A node with room for `cap` entries (1..B): B for nodes that grow in place, the exact
+  // count for the copies a persistent update makes (docs/design.md, "Node sizes").
+  static ref new_leaf(std::size_t cap = B) { return ref(allocate_node<leaf_t>(clamp_cap(cap)), false); }
+  static ref new_inner(std::size_t cap = B) { return ref(allocate_node<inner_t>(clamp_cap(cap)), false); }
+  static constexpr std::size_t clamp_cap(std::size_t cap) noexcept { return cap < 1 ? 1 : cap > B ? B : cap; }
+  // Room for `count` entries: all of B when `room`, else exactly count.
+  static constexpr std::size_t cap_for(std::size_t count, bool room) noexcept { return room ? B : count; }
 
   // A run of elements to copy (or move, when `steal`) into new leaves.
   struct seg {
@@ -104,8 +111,9 @@ struct rrb_tree {
     return {d + from, d + to, steal};
   }
 
-  // Moves v to the end of leaf l (which has room).
+  // Moves v to the end of leaf l (which has room: count < cap).
   static void append(leaf_t* l, T&& v) {
+    TSEQ_ASSERT(l->count < l->cap, "append: leaf without room");
     ::new (static_cast<void*>(l->data() + l->count)) T(std::move(v));
     ++l->count;
   }
@@ -117,8 +125,11 @@ struct rrb_tree {
   }
 
   // Constructs in the empty leaf l elements [from, to) of the concatenation of segs. On an
-  // exception, l->count covers exactly the elements constructed.
-  static void fill(leaf_t* l, const seg* segs, std::size_t nsegs, std::size_t from, std::size_t to) {
+  // exception, l->count covers exactly the elements constructed. Kept out of line: inlined
+  // into build_leaves, a 10-element persistent erase of tensors measured 1.1-1.3x slower
+  // (three alternating runs of each build at --benchmark_min_time=1).
+  TSEQ_NOINLINE static void fill(leaf_t* l, const seg* segs, std::size_t nsegs, std::size_t from, std::size_t to) {
+    TSEQ_ASSERT(to - from <= l->cap, "fill: more elements than the leaf has room for");
     T* d = l->data();
     std::uint32_t k = 0;
     // Inlined by force: this is the copy loop of every update; GCC's unit-growth limits would
@@ -160,13 +171,14 @@ struct rrb_tree {
   }
 
   // Fills new leaves with the concatenation of segs: the first holds `left` elements, a
-  // second (returned in `extra`) the rest, if any.
-  static ref build_leaves(const seg* segs, std::size_t nsegs, std::size_t left, ref& extra) {
+  // second (returned in `extra`) the rest, if any. Each has room for B elements when `room`
+  // (an in-place update), else exactly its elements.
+  static ref build_leaves(const seg* segs, std::size_t nsegs, std::size_t left, ref& extra, bool room = false) {
     const std::size_t total = entries(segs, nsegs);
-    ref out = new_leaf();
+    ref out = new_leaf(cap_for(std::min(total, left), room));
     fill(as_leaf(out.get()), segs, nsegs, 0, std::min(total, left));
     if (total > left) {
-      extra = new_leaf();
+      extra = new_leaf(cap_for(total - left, room));
       fill(as_leaf(extra.get()), segs, nsegs, left, total);
     }
     return out;
@@ -189,16 +201,16 @@ struct rrb_tree {
       return;
     }
     const std::size_t full = full_size(h - 1);
-    const std::size_t s = in->sizes[k - 1];
+    const std::size_t s = in->sizes()[k - 1];
     in->dense = full <= s / k && s == full * k;
   }
 
   // Recomputes sizes[from, count) from those children (reading only them), then `dense`.
   static void resize_from(inner_t* in, unsigned h, std::uint32_t from) noexcept {
-    std::size_t acc = from == 0 ? 0 : in->sizes[from - 1];
+    std::size_t acc = from == 0 ? 0 : in->sizes()[from - 1];
     for (std::uint32_t i = from; i < in->count; ++i) {
       acc += size_of(in->child[i]);
-      in->sizes[i] = acc;
+      in->sizes()[i] = acc;
     }
     mark_dense(in, h);
   }
@@ -208,13 +220,13 @@ struct rrb_tree {
 
   // Elements under child c, from the size table.
   static std::size_t slot_size(const inner_t* in, std::uint32_t c) noexcept {
-    return in->sizes[c] - (c == 0 ? 0 : in->sizes[c - 1]);
+    return in->sizes()[c] - (c == 0 ? 0 : in->sizes()[c - 1]);
   }
 
   // Child c now holds `now` elements instead of `was`: the table from c on moves by the
   // difference (no child is read). The caller then calls mark_dense.
   static void resize_slot(inner_t* in, std::uint32_t c, std::size_t was, std::size_t now) noexcept {
-    for (std::uint32_t j = c; j < in->count; ++j) in->sizes[j] = in->sizes[j] - was + now;
+    for (std::uint32_t j = c; j < in->count; ++j) in->sizes()[j] = in->sizes()[j] - was + now;
   }
 
   // A growable list of child references with their element counts, for rebuilding inner
@@ -273,18 +285,20 @@ struct rrb_tree {
 
   // Inner nodes at height h from k[from, to): `left` children in the first, the rest in a
   // second (`extra`) if any. `spare`, an emptied node from explode, is used for the first if
-  // given (one allocation fewer).
+  // given and it has room (one allocation fewer). New nodes get room for B children when
+  // `room` (in-place updates, the rightmost path), else exactly their children.
   static ref build_inner(kids& k, std::size_t from, std::size_t to, std::size_t left, unsigned h, ref& extra,
-                         ref spare = nullptr) {
-    ref out = spare ? std::move(spare) : new_inner();
-    if (to - from > left) extra = new_inner();
+                         ref spare = nullptr, bool room = false) {
+    const std::size_t first = std::min(to - from, left);
+    ref out = spare && spare->cap >= first ? std::move(spare) : new_inner(cap_for(first, room));
+    if (to - from > left) extra = new_inner(cap_for(to - from - left, room));
     inner_t* a = as_inner(out.get());
     std::size_t acc = 0;
     for (std::size_t i = from; i < to; ++i) {
       inner_t* dst = (i - from < left) ? a : as_inner(extra.get());
       if (i - from == left) acc = 0;
       acc += k.s[i];
-      dst->sizes[dst->count] = acc;
+      dst->sizes()[dst->count] = acc;
       dst->child[dst->count++] = k.v[i];
       k.v[i] = nullptr;
     }
@@ -293,22 +307,42 @@ struct rrb_tree {
     return out;
   }
 
-  // Returns an editable version of inner node r (r itself when we hold the only reference).
+  // Returns an editable version of inner node r: r itself when we hold the only reference,
+  // else a copy with room for `grow` more children than it holds (up to B).
   // (Leaves are never copied whole: each update builds the leaf it needs directly.)
-  static ref own(ref r) {
+  static ref own(ref r, std::uint32_t grow = 0) {
     if (editable(r.get())) return r;
     const inner_t* src = as_inner(r.get());
     prefetch_for_refcount(src->child, src->count);
-    ref out = new_inner();
+    ref out = new_inner(std::min<std::size_t>(B, std::size_t{src->count} + grow));
     inner_t* dst = as_inner(out.get());
     for (std::uint32_t i = 0; i < src->count; ++i) {
       intrusive_ptr_add_ref(src->child[i]);
       dst->child[i] = src->child[i];
-      dst->sizes[i] = src->sizes[i];
+      dst->sizes()[i] = src->sizes()[i];
     }
     dst->count = src->count;
     dst->dense = src->dense;
     return out;
+  }
+
+  // Before an entry is added to the editable inner node r: if it is not full (count < B) but
+  // its allocation is (count == cap), its children move to a node with room for B (they
+  // change hands: no reference count is touched). Once per node: the new one has room.
+  static void make_room(ref& r) {
+    if (r->count == r->cap && r->count < B) {
+      inner_t* src = as_inner(r.get());
+      ref out = new_inner(B);
+      inner_t* dst = as_inner(out.get());
+      for (std::uint32_t i = 0; i < src->count; ++i) {
+        dst->child[i] = src->child[i];
+        dst->sizes()[i] = src->sizes()[i];
+      }
+      dst->count = src->count;
+      dst->dense = src->dense;
+      src->count = 0;  // its children are dst's now
+      r = std::move(out);
+    }
   }
 
   // Takes child c out of the editable node `in` (the slot is null until put back).
@@ -323,19 +357,20 @@ struct rrb_tree {
     const std::size_t was = slot_size(in, c);
     for (std::uint32_t j = c; j + 1 < in->count; ++j) {
       in->child[j] = in->child[j + 1];
-      in->sizes[j] = in->sizes[j + 1] - was;
+      in->sizes()[j] = in->sizes()[j + 1] - was;
     }
     --in->count;
   }
 
-  // Inserts r, holding `size` elements, as child c (the node has room).
+  // Inserts r, holding `size` elements, as child c (the node has room: count < cap).
   static void insert_slot(inner_t* in, std::uint32_t c, ref r, std::size_t size) noexcept {
+    TSEQ_ASSERT(in->count < in->cap, "insert_slot: node without room");
     for (std::uint32_t j = in->count; j > c; --j) {
       in->child[j] = in->child[j - 1];
-      in->sizes[j] = in->sizes[j - 1] + size;
+      in->sizes()[j] = in->sizes()[j - 1] + size;
     }
     in->child[c] = r.detach();
-    in->sizes[c] = (c == 0 ? 0 : in->sizes[c - 1]) + size;
+    in->sizes()[c] = (c == 0 ? 0 : in->sizes()[c - 1]) + size;
     ++in->count;
   }
 
@@ -357,7 +392,7 @@ struct rrb_tree {
   static bool merge_into_first(inner_t* in, unsigned h, std::uint32_t c) {
     node_t* x = in->child[c];
     node_t* y = in->child[c + 1];
-    if (!editable(x) || x->count + std::size_t{y->count} > B) return false;
+    if (!editable(x) || x->count + std::size_t{y->count} > x->cap) return false;
     const bool steal = editable(y);
     if (h == 1) {
       leaf_t* a = as_leaf(x);
@@ -377,11 +412,11 @@ struct rrb_tree {
       inner_t* a = as_inner(x);
       inner_t* b = as_inner(y);
       if (!steal) prefetch_for_refcount(b->child, b->count);
-      const std::size_t base = a->sizes[a->count - 1];
+      const std::size_t base = a->sizes()[a->count - 1];
       for (std::uint32_t j = 0; j < b->count; ++j) {
         if (!steal) intrusive_ptr_add_ref(b->child[j]);
         a->child[a->count] = b->child[j];
-        a->sizes[a->count] = base + b->sizes[j];
+        a->sizes()[a->count] = base + b->sizes()[j];
         ++a->count;
       }
       if (steal) b->count = 0;  // its children now belong to x
@@ -389,7 +424,7 @@ struct rrb_tree {
     }
     intrusive_ptr_release(y);
     in->child[c + 1] = nullptr;
-    in->sizes[c] = in->sizes[c + 1];
+    in->sizes()[c] = in->sizes()[c + 1];
     remove_slot(in, c + 1);
     mark_dense(in, h);
     return true;
@@ -413,16 +448,16 @@ struct rrb_tree {
       ref spare = explode(std::move(x), k);
       ref spare2 = explode(std::move(y), k);
       r1 = build_inner(k, 0, k.n, split_point(k.n, pair_rightmost), h - 1, r2,
-                       spare ? std::move(spare) : std::move(spare2));
+                       spare ? std::move(spare) : std::move(spare2), pair_rightmost);
     }
     // The pair holds as many elements as before: only the boundary between them moves.
     const std::size_t first = size_of(r1.get());
     in->child[c] = r1.detach();
     if (r2) {
-      in->sizes[c] = (c == 0 ? 0 : in->sizes[c - 1]) + first;
+      in->sizes()[c] = (c == 0 ? 0 : in->sizes()[c - 1]) + first;
       in->child[c + 1] = r2.detach();
     } else {
-      in->sizes[c] = in->sizes[c + 1];
+      in->sizes()[c] = in->sizes()[c + 1];
       remove_slot(in, c + 1);
     }
     mark_dense(in, h);
@@ -494,7 +529,7 @@ struct rrb_tree {
     }
     const bool small = child->count < m && !child_rightmost;
     in->child[c] = child.detach();
-    for (std::uint32_t j = c; j < in->count; ++j) --in->sizes[j];
+    for (std::uint32_t j = c; j < in->count; ++j) --in->sizes()[j];
     if (!small) {
       if (c + 1 < in->count) in->dense = false;
       return n;
@@ -511,9 +546,12 @@ struct rrb_tree {
     if (h == 0) {
       leaf_t* l = as_leaf(n.get());
       T* val = &v;
-      if (!editable(l)) {
-        const seg segs[3] = {seg_of(l, 0, i, false), {val, val + 1, true}, seg_of(l, i, l->count, false)};
-        return build_leaves(segs, 3, split_point(l->count + std::size_t{1}, rightmost), extra);
+      const bool ours = editable(l);
+      if (!ours || (l->count == l->cap && l->count < B)) {
+        // A shared leaf is copied (exactly sized); a leaf of ours without room moves to one
+        // with room for B.
+        const seg segs[3] = {seg_of(l, 0, i, ours), {val, val + 1, true}, seg_of(l, i, l->count, ours)};
+        return build_leaves(segs, 3, split_point(l->count + std::size_t{1}, rightmost), extra, ours);
       }
       if (l->count == B) {
         // Split in place: the elements after the cut move to a new right leaf; the left part
@@ -523,7 +561,7 @@ struct rrb_tree {
             seg_of(l, std::min(left, i), i, true), {val, val + 1, true}, seg_of(l, std::max(left, i + 1) - 1, B, true)};
         const seg* from = i >= left ? tail : tail + 2;  // v in the right part, or not
         ref none;
-        extra = build_leaves(from, i >= left ? 3 : 1, B, none);
+        extra = build_leaves(from, i >= left ? 3 : 1, B, none, true);
         T* d = l->data();
         const std::size_t keep = i >= left ? left : left - 1;
         while (l->count > keep) d[--l->count].~T();
@@ -542,7 +580,7 @@ struct rrb_tree {
       }
       return n;
     }
-    n = own(std::move(n));
+    n = own(std::move(n), 1);
     inner_t* in = as_inner(n.get());
     const std::size_t at = i;
     std::uint32_t c = child_index(in, h, i);  // i < size: appends go to the tail
@@ -559,7 +597,7 @@ struct rrb_tree {
     ref ex;
     in->child[c] = insert(take_child(in, c), h - 1, i, v, child_rightmost, ex).detach();
     if (!ex) {
-      for (std::uint32_t j = c; j < in->count; ++j) ++in->sizes[j];
+      for (std::uint32_t j = c; j < in->count; ++j) ++in->sizes()[j];
       if (c + 1 < in->count) in->dense = false;
       return n;
     }
@@ -567,7 +605,8 @@ struct rrb_tree {
     const std::size_t was = slot_size(in, c);
     const std::size_t now = size_of(in->child[c]);
     resize_slot(in, c, was, now);
-    add_child(in, h, c + 1, std::move(ex), was + 1 - now, rightmost, extra);
+    make_room(n);
+    add_child(as_inner(n.get()), h, c + 1, std::move(ex), was + 1 - now, rightmost, extra);
     return n;
   }
 
@@ -581,7 +620,7 @@ struct rrb_tree {
       return;
     }
     const std::size_t left = split_point(B + 1, rightmost);
-    ref right = new_inner();  // first: if it throws, nothing has moved
+    ref right = new_inner(cap_for(B + 1 - left, rightmost));  // first: if it throws, nothing has moved
     node_t* ep[B + 1];
     std::size_t es[B + 1];
     for (std::uint32_t e = 0; e <= B; ++e) {
@@ -599,13 +638,13 @@ struct rrb_tree {
     std::size_t acc = 0;
     for (std::size_t e = left; e <= B; ++e) {
       acc += es[e];
-      b->sizes[b->count] = acc;
+      b->sizes()[b->count] = acc;
       b->child[b->count++] = ep[e];
     }
     acc = 0;
     for (std::uint32_t e = 0; e < left; ++e) {
       acc += es[e];
-      in->sizes[e] = acc;
+      in->sizes()[e] = acc;
       in->child[e] = ep[e];
     }
     in->count = static_cast<std::uint32_t>(left);
@@ -651,23 +690,24 @@ struct rrb_tree {
         segs[nsegs++] = seg_of(l, 0, l->count, steal);
       }
     }
-    const std::size_t total = in->sizes[b] - (a == 0 ? 0 : in->sizes[a - 1]) + 1;
+    const std::size_t total = in->sizes()[b] - (a == 0 ? 0 : in->sizes()[a - 1]) + 1;
     ref out[spread_window + 1];
     std::size_t from = 0;
+    const bool room = editable(in->child[c]);  // an in-place update: the leaves keep room
     for (std::uint32_t q = 0; q < leaves; ++q) {
       const std::size_t len = total / leaves + (q < total % leaves ? 1 : 0);
-      out[q] = new_leaf();
+      out[q] = new_leaf(cap_for(len, room));
       fill(as_leaf(out[q].get()), segs, nsegs, from, from + len);
       from += len;
     }
-    std::size_t acc = a == 0 ? 0 : in->sizes[a - 1];
+    std::size_t acc = a == 0 ? 0 : in->sizes()[a - 1];
     for (std::uint32_t q = 0; q < leaves; ++q) {
       intrusive_ptr_release(in->child[a + q]);
       acc += out[q]->count;
-      in->sizes[a + q] = acc;
+      in->sizes()[a + q] = acc;
       in->child[a + q] = out[q].detach();
     }
-    for (std::uint32_t j = b + 1; j < in->count; ++j) ++in->sizes[j];
+    for (std::uint32_t j = b + 1; j < in->count; ++j) ++in->sizes()[j];
     mark_dense(in, 1);
     return true;
   }
@@ -684,12 +724,13 @@ struct rrb_tree {
       if (l->count != B || !editable(l)) return false;
       leaf_t* left = c > 0 ? as_leaf(in->child[c - 1]) : nullptr;
       leaf_t* right = c + 1 < in->count ? as_leaf(in->child[c + 1]) : nullptr;
-      if (left != nullptr && (left->count + 2 > B || !editable(left))) left = nullptr;
-      if (right != nullptr && (right->count + 2 > B || !editable(right))) right = nullptr;
+      // A sibling takes elements into the room its allocation has.
+      if (left != nullptr && (left->count + 2u > left->cap || !editable(left))) left = nullptr;
+      if (right != nullptr && (right->count + 2u > right->cap || !editable(right))) right = nullptr;
       if (left == nullptr && right == nullptr) return false;
       T* d = l->data();
       if (right != nullptr && (left == nullptr || right->count <= left->count)) {
-        const std::uint32_t k = static_cast<std::uint32_t>(B - right->count) / 2;  // l's last k go first in right
+        const std::uint32_t k = (right->cap - right->count) / 2u;  // l's last k go first in right
         T* r = right->data();
         const std::uint32_t rn = right->count;
         for (std::uint32_t j = rn; j-- > 0;) {
@@ -710,16 +751,16 @@ struct rrb_tree {
         right->count = rn + k;
         for (std::uint32_t j = B - k; j < B; ++j) d[j].~T();
         l->count = static_cast<std::uint32_t>(B) - k;
-        in->sizes[c] -= k;
+        in->sizes()[c] -= k;
       } else {
-        const std::uint32_t k = static_cast<std::uint32_t>(B - left->count) / 2;  // l's first k go last in left
+        const std::uint32_t k = (left->cap - left->count) / 2u;  // l's first k go last in left
         T* a = left->data();
         for (std::uint32_t j = 0; j < k; ++j) ::new (static_cast<void*>(a + left->count + j)) T(std::move(d[j]));
         left->count += k;
         std::move(d + k, d + B, d);
         for (std::uint32_t j = static_cast<std::uint32_t>(B) - k; j < B; ++j) d[j].~T();
         l->count = static_cast<std::uint32_t>(B) - k;
-        in->sizes[c - 1] += k;
+        in->sizes()[c - 1] += k;
       }
       mark_dense(in, 1);
       return true;
@@ -761,7 +802,7 @@ struct rrb_tree {
         in->count = c;  // slot c is empty
         if (c == 0) return nullptr;
       } else {
-        in->sizes[c] = (c == 0 ? 0 : in->sizes[c - 1]) + size_of(sub.get());
+        in->sizes()[c] = (c == 0 ? 0 : in->sizes()[c - 1]) + size_of(sub.get());
         in->child[c] = sub.detach();
       }
       mark_dense(in, h);
@@ -775,11 +816,11 @@ struct rrb_tree {
     for (std::uint32_t j = 0; j < c; ++j) {
       intrusive_ptr_add_ref(in->child[j]);
       o->child[j] = in->child[j];
-      o->sizes[j] = in->sizes[j];
+      o->sizes()[j] = in->sizes()[j];
     }
     o->count = c;
     if (sub) {
-      o->sizes[c] = (c == 0 ? 0 : in->sizes[c - 1]) + size_of(sub.get());
+      o->sizes()[c] = (c == 0 ? 0 : in->sizes()[c - 1]) + size_of(sub.get());
       o->child[c] = sub.detach();
       ++o->count;
     }
@@ -802,7 +843,7 @@ struct rrb_tree {
       }
       const seg s = seg_of(l, k, l->count, false);
       ref none;
-      return build_leaves(&s, 1, B, none);
+      return build_leaves(&s, 1, B, none, true);  // room: fix_left_spine may merge into it
     }
     inner_t* in = as_inner(n.get());
     std::size_t off = k;
@@ -812,7 +853,7 @@ struct rrb_tree {
       for (std::uint32_t j = 0; j < c; ++j) intrusive_ptr_release(in->child[j]);
       for (std::uint32_t j = c; j < in->count; ++j) {
         in->child[j - c] = in->child[j];
-        in->sizes[j - c] = in->sizes[j] - k;
+        in->sizes()[j - c] = in->sizes()[j] - k;
       }
       in->count -= c;
       if (off > 0) in->child[0] = drop(take_child(in, 0), h - 1, off).detach();
@@ -824,11 +865,11 @@ struct rrb_tree {
     ref out = new_inner();
     inner_t* o = as_inner(out.get());
     o->child[0] = sub.detach();
-    o->sizes[0] = in->sizes[c] - k;
+    o->sizes()[0] = in->sizes()[c] - k;
     for (std::uint32_t j = c + 1; j < in->count; ++j) {
       intrusive_ptr_add_ref(in->child[j]);
       o->child[j - c] = in->child[j];
-      o->sizes[j - c] = in->sizes[j] - k;
+      o->sizes()[j - c] = in->sizes()[j] - k;
     }
     o->count = in->count - c;
     mark_dense(o, h);
@@ -864,14 +905,14 @@ struct rrb_tree {
     k.push(std::move(mid));
     if (mid2) k.push(std::move(mid2));
     for (std::size_t i = 1; i < kr.n; ++i) k.push(kr.take(i), kr.s[i]);
-    return build_inner(k, 0, k.n, split_point(k.n, r_rightmost), h, extra,
-                       spare ? std::move(spare) : std::move(spare2));
+    return build_inner(k, 0, k.n, split_point(k.n, r_rightmost), h, extra, spare ? std::move(spare) : std::move(spare2),
+                       r_rightmost);
   }
 
   // x (height h >= hb) is on the left tree's rightmost path; appends tree b after it.
   static ref join_right(ref x, unsigned h, ref b, unsigned hb, ref& extra) {
     if (h == hb) return merge_seam(std::move(x), std::move(b), h, true, extra);
-    x = own(std::move(x));
+    x = own(std::move(x), B);  // the rightmost path: appends grow it in place
     inner_t* in = as_inner(x.get());
     const std::uint32_t c = in->count - 1;
     ref ex;
@@ -879,7 +920,8 @@ struct rrb_tree {
     resize_from(in, h, c);  // reads only the new last child
     if (ex) {
       const std::size_t size = size_of(ex.get());
-      add_child(in, h, c + 1, std::move(ex), size, true, extra);
+      make_room(x);
+      add_child(as_inner(x.get()), h, c + 1, std::move(ex), size, true, extra);
     }
     return x;
   }
@@ -887,7 +929,7 @@ struct rrb_tree {
   // y (height h >= ha) is on the right tree's leftmost path; prepends tree a before it.
   static ref join_left(ref y, unsigned h, bool rightmost, ref a, unsigned ha, ref& extra) {
     if (h == ha) return merge_seam(std::move(a), std::move(y), h, rightmost, extra);
-    y = own(std::move(y));
+    y = own(std::move(y), 1);
     inner_t* in = as_inner(y.get());
     ref ex;
     const bool first_rightmost = rightmost && in->count == 1;
@@ -896,7 +938,8 @@ struct rrb_tree {
     resize_slot(in, 0, was, size_of(in->child[0]));
     if (ex) {
       const std::size_t size = size_of(ex.get());
-      add_child(in, h, 1, std::move(ex), size, rightmost, extra);
+      make_room(y);
+      add_child(as_inner(y.get()), h, 1, std::move(ex), size, rightmost, extra);
     } else {
       mark_dense(in, h);
     }
@@ -929,11 +972,16 @@ struct rrb_tree {
 
   // ---- traversal and checking ------------------------------------------------------------------
 
-  // Asks the cache for the whole of node n (leaves of a long-edited tree lie scattered).
-  template <class N>
-  static void prefetch(const N* n) noexcept {
+  // Asks the cache for the first `bytes` of node n (leaves of a long-edited tree lie scattered).
+  static void prefetch(const node_t* n, std::size_t bytes) noexcept {
     const char* p = reinterpret_cast<const char*>(n);
-    for (std::size_t off = 0; off < sizeof(N); off += 64) __builtin_prefetch(p + off);
+    for (std::size_t off = 0; off < bytes; off += 64) __builtin_prefetch(p + off);
+  }
+  // A leaf's header and elements; an inner node's header and child pointers.
+  static void prefetch(const leaf_t* l) noexcept { prefetch(l, leaf_t::data_offset() + l->count * sizeof(T)); }
+  static void prefetch(const inner_t* in) noexcept {
+    prefetch(in, static_cast<std::size_t>(reinterpret_cast<const char*>(in->child + in->count) -
+                                          reinterpret_cast<const char*>(in)));
   }
 
   template <class F>
@@ -960,8 +1008,16 @@ struct rrb_tree {
     }
   }
 
-  // Adds the leaves and inner nodes below n (height h) to the counts; reads no leaf.
-  static void count_nodes(const node_t* n, unsigned h, std::size_t& leaves, std::size_t& inners) noexcept {
+  // Bytes of node n's allocation (a leaf or an inner node).
+  static std::size_t node_bytes(const node_t* n) noexcept {
+    return n->is_leaf ? leaf_t::bytes(n->cap) : inner_t::bytes(n->cap);
+  }
+
+  // Adds the leaves, inner nodes and their bytes below n (height h) to the counts; reads
+  // each node's header, no element.
+  static void count_nodes(const node_t* n, unsigned h, std::size_t& leaves, std::size_t& inners,
+                          std::size_t& bytes) noexcept {
+    bytes += node_bytes(n);
     if (h == 0) {
       ++leaves;
       return;
@@ -970,9 +1026,10 @@ struct rrb_tree {
     const inner_t* in = as_inner(n);
     if (h == 1) {
       leaves += in->count;
+      for (std::uint32_t i = 0; i < in->count; ++i) bytes += node_bytes(in->child[i]);
       return;
     }
-    for (std::uint32_t i = 0; i < in->count; ++i) count_nodes(in->child[i], h - 1, leaves, inners);
+    for (std::uint32_t i = 0; i < in->count; ++i) count_nodes(in->child[i], h - 1, leaves, inners, bytes);
   }
 
   [[noreturn]] static void broken(const std::string& what) {
@@ -987,6 +1044,10 @@ struct rrb_tree {
     if (n->count == 0 || n->count > B) {
       broken("node at " + path + " holds " + std::to_string(n->count) + " entries");
     }
+    if (n->count > n->cap) {
+      broken("node at " + path + " holds " + std::to_string(n->count) + " entries but has room for " +
+             std::to_string(n->cap));
+    }
     if (!is_root && !rightmost && n->count < m) {
       broken("node at " + path + " holds " + std::to_string(n->count) + " < " + std::to_string(m) +
              " entries and is neither root nor on the rightmost path");
@@ -1000,7 +1061,7 @@ struct rrb_tree {
       const bool last = i + 1 == in->count;
       const std::size_t s = check(in->child[i], h - 1, false, rightmost && last, path + "/" + std::to_string(i));
       acc += s;
-      if (in->sizes[i] != acc) broken("size table wrong at " + path + " slot " + std::to_string(i));
+      if (in->sizes()[i] != acc) broken("size table wrong at " + path + " slot " + std::to_string(i));
       if (!last && s != full_size(h - 1)) dense = false;
     }
     if (in->dense && !dense) broken("node at " + path + " marked dense but is not");
