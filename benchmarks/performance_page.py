@@ -124,11 +124,13 @@ either side of it (side-by-side figures with repetitions are in the issue notes)
   built tree every leaf and every parent is full, so an insert splits a leaf and its parent:
   8 allocations against the erase's 5 and about as many reference-count updates. After edits
   a full leaf usually spreads into a sibling instead (fill rule F).
-- **Node storage after 10^5 edits <= 1.2x the handle vector (missed).** At 28.5 elements per
-  leaf a 272-byte leaf alone costs 9.5 bytes per 8-byte handle. 1.2x would need about 31 per
-  leaf; immer's concatenation rebalancing gets there (30.6) by repacking nodes along every seam
-  it builds, which is more copying per edit. tseq's fill rule (docs/design.md) raised the
-  average from 22 to 28.5.
+- **Node storage after 10^5 edits <= 1.2x the handle vector (met since nodes are sized for
+  what they hold).** The copies a persistent update makes are allocated for exactly their
+  entries (docs/design.md, "Node sizes"): a leaf of 28 handles takes 16 + 28 x 8 bytes, not
+  the 272 of a full-width leaf, so fill matters far less than it did (at 28.5 per leaf,
+  full-width leaves alone cost 9.5 bytes per handle; the whole tree took 10.61 before this
+  change). Nodes that grow in place (the tail, the builder's, the rightmost path) keep room for
+  B, and an in-place update moves a node without room to a full-width one once.
 - **Never slower than naive at n = 10 (missed by noise-sized margins).** With ten tensors
   both a tseq update and the naive copy-then-edit make one allocation and about 20
   reference-count updates, so the ratio sits near 1.0 and run-to-run noise decides its sign

@@ -172,7 +172,8 @@ struct rrb_state_ops {
 #if TSEQ_ASSERTIONS
     TSEQ_ASSERT((s.tail == nullptr) == (s.size == 0), "rrb_vector: tail missing or present on an empty vector");
     if (s.size == 0) return;
-    TSEQ_ASSERT(s.tail->is_leaf && s.tail->count >= 1 && s.tail->count <= B, "rrb_vector: tail holds 1..B elements");
+    TSEQ_ASSERT(s.tail->is_leaf && s.tail->count >= 1 && s.tail->count <= s.tail->cap && s.tail->cap <= B,
+                "rrb_vector: tail holds 1..B elements");
     if (!s.root) {
       TSEQ_ASSERT(s.size == s.tail->count && s.height == 0, "rrb_vector: size of a vector without a tree");
       return;
@@ -185,7 +186,8 @@ struct rrb_state_ops {
       const node_t* n = s.root;
       for (unsigned h = s.height; h > 0; --h) {
         const auto* in = tree::as_inner(n);
-        TSEQ_ASSERT(in->count >= 1 && in->count <= B && !in->is_leaf, "rrb_vector: inner node on a spine");
+        TSEQ_ASSERT(in->count >= 1 && in->count <= in->cap && in->cap <= B && !in->is_leaf,
+                    "rrb_vector: inner node on a spine");
         std::size_t acc = 0;
         for (std::uint32_t i = 0; i < in->count; ++i) {
           TSEQ_ASSERT(in->child[i] != nullptr, "rrb_vector: null child");
@@ -194,7 +196,7 @@ struct rrb_state_ops {
         }
         n = in->child[right ? in->count - 1 : 0];
       }
-      TSEQ_ASSERT(n->is_leaf && n->count >= 1 && n->count <= B, "rrb_vector: leaf on a spine");
+      TSEQ_ASSERT(n->is_leaf && n->count >= 1 && n->count <= n->cap && n->cap <= B, "rrb_vector: leaf on a spine");
     }
 #else
     (void)s;

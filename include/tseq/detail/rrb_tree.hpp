@@ -977,12 +977,12 @@ struct rrb_tree {
     const char* p = reinterpret_cast<const char*>(n);
     for (std::size_t off = 0; off < bytes; off += 64) __builtin_prefetch(p + off);
   }
-  // A leaf's header and elements; an inner node's header and child pointers.
-  static void prefetch(const leaf_t* l) noexcept { prefetch(l, leaf_t::data_offset() + l->count * sizeof(T)); }
-  static void prefetch(const inner_t* in) noexcept {
-    prefetch(in, static_cast<std::size_t>(reinterpret_cast<const char*>(in->child + in->count) -
-                                          reinterpret_cast<const char*>(in)));
-  }
+  // A leaf's room for B elements, an inner node's header and child array: fixed extents, so
+  // that no header is read to prefetch (a read of a cold `count` stalls the walk: a walk of
+  // the handles of the edited 10^6 tree measured 1.39x slower so). Past the end of a smaller
+  // allocation a prefetch is harmless: it never faults.
+  static void prefetch(const leaf_t* l) noexcept { prefetch(l, leaf_t::bytes(B)); }
+  static void prefetch(const inner_t* in) noexcept { prefetch(in, sizeof(inner_t)); }
 
   template <class F>
   static void for_each_leaf(const node_t* n, unsigned h, F& f) {
