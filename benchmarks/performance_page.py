@@ -100,30 +100,40 @@ erase at 10^6 in four scripts/bench runs of one afternoon; compare the ratios wi
 runs. The quick set runs each benchmark for 0.05 s, so a ratio near a bound can land on
 either side of it (side-by-side figures with repetitions are in the issue notes).
 
-- **take <= 0.3x, drop <= 0.4x, concatenation <= 1.0x a persistent erase (missed).** Every
-  node a take copies costs one reference-count increment per child it keeps (half a node per
-  level on average), the cut leaf one per tensor handle kept, and the result's destruction
-  undoes each: about half an erase's atomic updates, measured 0.5-0.7x. Reaching 0.3x would
-  mean sharing the cut leaf as the new tail without copying it (a tail shorter than its leaf),
-  which keeps the cut-off tensors alive as long as the new version: rejected for a tensor
-  runtime, where those can be large payloads. A drop must also repair its new left edge, since
-  I3 on every node off the right spine is what bounds the height (docs/design.md); each
-  repaired level copies its right sibling's entries. A concatenation first pushes the left
-  operand's tail into its tree (one path copy) and then rebuilds the seam; fusing the two walks
-  needs a three-leaf seam, not done. What was done: one walk per cut, only the kept children
-  copied, no child read to rebuild a size table, reference-count prefetch, the seam's emptied
-  nodes reused and its child lists not zero-initialised: take 1.7x, drop 1.3x and
-  concatenation 1.3x faster than before (medians of 5 alternating runs of both builds side by
-  side; `RrbCost.*` counts the work: take 94 reference updates at 10^6 where it made 187).
-- **Traversal reading only handles, after 10^5 edits, <= 2x std::vector (tight: 1.2x to 4x
-  from run to run).** After random edits the 35,000 leaves (28.5 elements each) lie
-  scattered; a walk that reads 8 bytes per element is bound by the latency of reaching each
-  leaf, and prefetching 4, 8 or 16 leaves ahead measured the same. A walk that follows each
-  handle (the `Iterate` rows) stays within 1.5x.
-- **Insert <= 1.5x a persistent erase (tight: 0.95x to 1.65x from run to run).** On a freshly
-  built tree every leaf and every parent is full, so an insert splits a leaf and its parent:
-  8 allocations against the erase's 5 and about as many reference-count updates. After edits
-  a full leaf usually spreads into a sibling instead (fill rule F).
+- **take <= 0.3x and drop <= 0.4x a persistent erase (missed); concatenation <= 1.0x (met,
+  tight).** Every node a take copies costs one reference-count increment per child it keeps
+  (half a node per level on average), the cut leaf one per tensor handle kept, and the result's
+  destruction undoes each: about half an erase's atomic updates, measured 0.5-0.75x. Reaching
+  0.3x would mean sharing the cut leaf as the new tail without copying it (a tail shorter than
+  its leaf), which keeps the cut-off tensors alive as long as the new version: rejected for a
+  tensor runtime, where those can be large payloads. A drop must also repair its new left
+  edge, since I3 on every node off the right spine is what bounds the height (docs/design.md);
+  each repaired level copies its right sibling's entries, one increment each, so a drop makes
+  about 1.4x a take's updates (`RrbCost.*`: 130 against 94 at 10^6) and measures 1.0-1.6x an
+  erase. Skipping the repair, as immer does, would still leave it at a take's 0.5x. A
+  concatenation first pushes the left operand's tail into its tree (one path copy) and then
+  rebuilds the seam; it measured 0.90x, 0.97x and 1.02x an erase in three runs of 2026-12-01.
+  What was done: one walk per cut, only the kept children copied, no child read to rebuild a
+  size table, reference-count prefetch, the seam's emptied nodes reused and its child lists
+  not zero-initialised: take 1.7x, drop 1.3x and concatenation 1.3x faster than before
+  (medians of 5 alternating runs of both builds side by side; `RrbCost.*` counts the work:
+  take 94 reference updates at 10^6 where it made 187).
+- **Random index on a fresh tree <= 4x std::vector (tight: 1.9x to 4.1x from run to run).**
+  tseq's time stays at 45-55 ns (a chain of five dependent loads: header, root and three
+  levels); the std::vector baseline, one load whose misses overlap across iterations, measured
+  13 to 23 ns in runs of the same afternoon, and the ratio follows it.
+- **Traversal reading only handles, after 10^5 edits, <= 2x std::vector (tight: 2.0x in this
+  run).** After random edits the 35,000 leaves (28.5 elements each) lie scattered; a walk that
+  reads 8 bytes per element is bound by the latency of reaching each leaf. The walk prefetches
+  a fixed extent four leaves ahead (sizing it by the leaf's count, which must be read first,
+  made the walk 1.39x slower); with leaves sized for what they hold it took 0.73x of its time
+  before that change (three alternating runs of both builds). A walk that follows each handle
+  (the `Iterate` rows) stays within 1.5x.
+- **Insert <= 1.5x a persistent erase (met, tight: 1.19x, 1.39x and 1.65x in three runs of
+  2026-12-01).** On a freshly built tree every leaf and every parent is full, so an insert
+  splits a leaf and its parent: 8 allocations against the erase's 5 and about as many
+  reference-count updates. After edits a full leaf usually spreads into a sibling instead
+  (fill rule F).
 - **Node storage after 10^5 edits <= 1.2x the handle vector (met since nodes are sized for
   what they hold).** The copies a persistent update makes are allocated for exactly their
   entries (docs/design.md, "Node sizes"): a leaf of 28 handles takes 16 + 28 x 8 bytes, not
@@ -131,14 +141,16 @@ either side of it (side-by-side figures with repetitions are in the issue notes)
   full-width leaves alone cost 9.5 bytes per handle; the whole tree took 10.61 before this
   change). Nodes that grow in place (the tail, the builder's, the rightmost path) keep room for
   B, and an in-place update moves a node without room to a full-width one once.
-- **Never slower than naive at n = 10 (missed by noise-sized margins).** With ten tensors
-  both a tseq update and the naive copy-then-edit make one allocation and about 20
-  reference-count updates, so the ratio sits near 1.0 and run-to-run noise decides its sign
-  (this run's worst case is listed above). From n = 100 on tseq is ahead and the gap grows
-  linearly.
-- **SequenceConstruct as fast as the naive copy (missed: 0.6-0.95x).** Both copy each handle
-  once (one atomic increment each), and tseq checks each tensor's type in the same pass; what
-  remains is one allocation per 32 tensors against one for all of them.
+- **Never slower than naive at n = 10 (missed: 1.08-1.21x the naive copy's time in this
+  run).** With ten tensors both a tseq update and the naive copy-then-edit make one
+  allocation and about 20 reference-count updates (an erase makes two fewer in tseq); what is
+  left is tseq's per-call work (position checks, the sequence wrapper, a node header), 4 to 12
+  ns in this run, about the size of the run-to-run noise. From n = 100 on tseq is ahead and
+  the gap grows linearly.
+- **SequenceConstruct as fast as the naive copy (missed: worst 0.74-0.80x in three runs of
+  2026-12-01).** Both copy each handle once (one atomic increment each), and tseq checks each
+  tensor's type in the same pass; what remains is one allocation per 32 tensors against one
+  for all of them.
 - **t(10^6)/t(10^3) below 3 (tight).** A persistent erase copies one node per level, and
   10^6 elements have one more level than 10^3 (4 against 2 plus the tail); the ratio follows
   the levels and the cache, not n.
