@@ -307,42 +307,38 @@ struct rrb_tree {
     return out;
   }
 
-  // Returns an editable version of inner node r: r itself when we hold the only reference,
-  // else a copy with room for `grow` more children than it holds (up to B).
-  // (Leaves are never copied whole: each update builds the leaf it needs directly.)
-  static ref own(ref r, std::uint32_t grow = 0) {
-    if (editable(r.get())) return r;
-    const inner_t* src = as_inner(r.get());
-    prefetch_for_refcount(src->child, src->count);
-    ref out = new_inner(std::min<std::size_t>(B, std::size_t{src->count} + grow));
+  // A new inner node with room for `cap` entries holding src's (children, sizes, dense).
+  // Share: src keeps its children too, each gains a reference; else they change hands (no
+  // reference count is touched) and src is left empty.
+  template <bool Share>
+  static ref copy_inner(inner_t* src, std::size_t cap) {
+    if constexpr (Share) prefetch_for_refcount(src->child, src->count);
+    ref out = new_inner(cap);
     inner_t* dst = as_inner(out.get());
     for (std::uint32_t i = 0; i < src->count; ++i) {
-      intrusive_ptr_add_ref(src->child[i]);
+      if constexpr (Share) intrusive_ptr_add_ref(src->child[i]);
       dst->child[i] = src->child[i];
       dst->sizes()[i] = src->sizes()[i];
     }
     dst->count = src->count;
     dst->dense = src->dense;
+    if constexpr (!Share) src->count = 0;
     return out;
   }
 
+  // Returns an editable version of inner node r: r itself when we hold the only reference,
+  // else a copy with room for `grow` more children than it holds (up to B).
+  // (Leaves are never copied whole: each update builds the leaf it needs directly.)
+  static ref own(ref r, std::uint32_t grow = 0) {
+    if (editable(r.get())) return r;
+    return copy_inner<true>(as_inner(r.get()), std::min<std::size_t>(B, std::size_t{r->count} + grow));
+  }
+
   // Before an entry is added to the editable inner node r: if it is not full (count < B) but
-  // its allocation is (count == cap), its children move to a node with room for B (they
-  // change hands: no reference count is touched). Once per node: the new one has room.
+  // its allocation is (count == cap), its children move to a node with room for B. Once per
+  // node: the new one has room.
   static void make_room(ref& r) {
-    if (r->count == r->cap && r->count < B) {
-      inner_t* src = as_inner(r.get());
-      ref out = new_inner(B);
-      inner_t* dst = as_inner(out.get());
-      for (std::uint32_t i = 0; i < src->count; ++i) {
-        dst->child[i] = src->child[i];
-        dst->sizes()[i] = src->sizes()[i];
-      }
-      dst->count = src->count;
-      dst->dense = src->dense;
-      src->count = 0;  // its children are dst's now
-      r = std::move(out);
-    }
+    if (r->count == r->cap && r->count < B) r = copy_inner<false>(as_inner(r.get()), B);
   }
 
   // Takes child c out of the editable node `in` (the slot is null until put back).
