@@ -22,7 +22,7 @@ the same binary and the same run; no unit test times anything.
   `--benchmark_min_time=0.05 --benchmark_repetitions=3` with random interleaving, each figure
   the median of the three (0.3 s, one run, for the executor models); ONNX Runtime 1.30.0 (npm
   onnxruntime-node, CPU execution provider, one intra-op thread).
-- **Reproduce**: `scripts/bench` (about 2 minutes after the build) writes
+- **Reproduce**: `scripts/bench` (about 3 minutes after the build) writes
   `build/bench/results.json` and `build/bench/executor.json` (raw Google Benchmark JSON),
   `build/bench/summary.md` (this page's target checks and tables), `build/bench/erase.png` and
   `build/bench/executor.png`. `--vs-ort` adds ONNX Runtime on the same model files

@@ -41,8 +41,9 @@ struct StorageStats {
 /// Cost (n = size(), B = 2^Bits): index O(log n); set, insert, erase, take, drop, concatenation
 /// O(B log n) time and O(log n) node allocations; push_back/pop_back amortised O(B) (O(1) when
 /// in place). Memory: the nodes a persistent update copies are allocated for what they hold
-/// (storage() reports the bytes); nodes that grow in place keep room for B entries. Versions may be shared between
-/// threads: reference counts are atomic, nodes are never changed once shared.
+/// (storage() reports the bytes); nodes that grow in place keep room for B entries. Versions
+/// may be shared between threads: reference counts are atomic, nodes are never changed once
+/// shared.
 ///
 /// Lifetime: references, pointers and iterators into a vector point into nodes it shares with
 /// other versions; they stay valid while any vector holding those nodes lives (at least while

@@ -241,6 +241,23 @@ TEST_F(Lifetime, InPlacePushBackOntoAnExactlySizedTailMovesItOnce) {
   EXPECT_EQ(v[991].value(), 1);
 }
 
+TEST_F(Lifetime, UpdatesThatLeaveASmallVectorEmptyAllocateNothing) {
+  const V one = make<V>(1);
+  const V few = make<V>(5);
+  tseq_test::count_allocations c;
+  const V a = one.erase(0);
+  const V b = one.pop_back();
+  const V d = few.take(0);
+  const V e = few.drop(5);
+  const V f = few.erase(0, 5);
+  const tseq_test::alloc_stats s = c.delta();
+  EXPECT_EQ(s.allocations, 0);
+  EXPECT_EQ(s.deallocations, 0);
+  for (const V* v : {&a, &b, &d, &e, &f}) EXPECT_TRUE(v->empty());
+  EXPECT_EQ(one.size(), 1u);
+  EXPECT_EQ(few.size(), 5u);
+}
+
 TEST_F(Lifetime, InPlaceErasesThatKeepLeavesHalfFullAllocateNothing) {
   V v = make<V>(1'000'000);
   tseq_test::count_allocations c;

@@ -134,12 +134,13 @@ struct rrb_state_ops {
     return reuse;
   }
 
-  // A small vector's update: one new leaf from the given runs of elements (never more than B).
+  // A small vector's update: one new leaf from the given runs of elements (never more than B),
+  // or none when they are empty (erasing the last element allocates nothing).
   static ref small(std::initializer_list<typename tree::seg> segs) {
+    if (tree::entries(segs.begin(), segs.size()) == 0) return nullptr;
     ref none;
     ref leaf = tree::build_leaves(segs.begin(), segs.size(), B, none);
     TSEQ_ASSERT(!none, "a small update produced more than one leaf");
-    if (leaf->count == 0) return nullptr;
     return leaf;
   }
 

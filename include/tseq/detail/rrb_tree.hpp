@@ -93,9 +93,12 @@ struct rrb_tree {
 
   // A node with room for `cap` entries (1..B): B for nodes that grow in place, the exact
   // count for the copies a persistent update makes (docs/design.md, "Node sizes").
-  static ref new_leaf(std::size_t cap = B) { return ref(allocate_node<leaf_t>(clamp_cap(cap)), false); }
-  static ref new_inner(std::size_t cap = B) { return ref(allocate_node<inner_t>(clamp_cap(cap)), false); }
-  static constexpr std::size_t clamp_cap(std::size_t cap) noexcept { return cap < 1 ? 1 : cap > B ? B : cap; }
+  static ref new_leaf(std::size_t cap = B) { return ref(allocate_node<leaf_t>(checked_cap(cap)), false); }
+  static ref new_inner(std::size_t cap = B) { return ref(allocate_node<inner_t>(checked_cap(cap)), false); }
+  static std::size_t checked_cap(std::size_t cap) noexcept {
+    TSEQ_ASSERT(cap >= 1 && cap <= B, "a node's room is 1..B entries");
+    return cap;
+  }
   // Room for `count` entries: all of B when `room`, else exactly count.
   static constexpr std::size_t cap_for(std::size_t count, bool room) noexcept { return room ? B : count; }
 
@@ -601,15 +604,18 @@ struct rrb_tree {
     const std::size_t was = slot_size(in, c);
     const std::size_t now = size_of(in->child[c]);
     resize_slot(in, c, was, now);
-    make_room(n);
-    add_child(as_inner(n.get()), h, c + 1, std::move(ex), was + 1 - now, rightmost, extra);
+    add_child(n, h, c + 1, std::move(ex), was + 1 - now, rightmost, extra);
     return n;
   }
 
-  // Inserts r (holding `size` elements) as child c of the editable node `in` (height h); a
-  // full node splits: it keeps the first split_point(B + 1) entries and a new right sibling,
-  // returned in `extra`, takes the rest. Only the table is read, never the children.
-  static void add_child(inner_t* in, unsigned h, std::uint32_t c, ref r, std::size_t size, bool rightmost, ref& extra) {
+  // Inserts r (holding `size` elements) as child c of the editable node n (height h); a node
+  // that is not full but has no room in its allocation first moves to one that has
+  // (make_room); a full node splits: it keeps the first split_point(B + 1) entries and a new
+  // right sibling, returned in `extra`, takes the rest. Only the table is read, never the
+  // children.
+  static void add_child(ref& n, unsigned h, std::uint32_t c, ref r, std::size_t size, bool rightmost, ref& extra) {
+    make_room(n);
+    inner_t* in = as_inner(n.get());
     if (in->count < B) {
       insert_slot(in, c, std::move(r), size);
       mark_dense(in, h);
@@ -916,8 +922,7 @@ struct rrb_tree {
     resize_from(in, h, c);  // reads only the new last child
     if (ex) {
       const std::size_t size = size_of(ex.get());
-      make_room(x);
-      add_child(as_inner(x.get()), h, c + 1, std::move(ex), size, true, extra);
+      add_child(x, h, c + 1, std::move(ex), size, true, extra);
     }
     return x;
   }
@@ -934,8 +939,7 @@ struct rrb_tree {
     resize_slot(in, 0, was, size_of(in->child[0]));
     if (ex) {
       const std::size_t size = size_of(ex.get());
-      make_room(y);
-      add_child(as_inner(y.get()), h, 1, std::move(ex), size, rightmost, extra);
+      add_child(y, h, 1, std::move(ex), size, rightmost, extra);
     } else {
       mark_dense(in, h);
     }
