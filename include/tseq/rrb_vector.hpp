@@ -31,6 +31,20 @@ struct StorageStats {
   unsigned levels = 0;            ///< levels() of the tree
 };
 
+/// Frees the tree nodes the calling thread keeps for reuse and returns their bytes.
+///
+/// A freed node of up to 1 KiB (of default alignment) goes to a cache of the thread that frees
+/// it, and the next node of its size class allocated on that thread is taken from there
+/// instead of from the global operator new. Each thread keeps at most TSEQ_NODE_CACHE_BYTES
+/// (default 256 KiB; define it to 0 to turn the cache off, the same in every translation unit)
+/// and frees them when it exits. Call this to give them back sooner, for instance on a worker
+/// thread after a large sequence died. O(blocks held); never throws.
+inline std::size_t release_node_cache() noexcept { return detail::release_node_cache(); }
+
+/// Bytes of freed tree nodes the calling thread keeps for reuse (see release_node_cache).
+/// O(1); never throws.
+[[nodiscard]] inline std::size_t node_cache_bytes() noexcept { return detail::node_cache_held(); }
+
 /// An immutable sequence of T stored in a relaxed radix balanced tree of branching 2^Bits.
 ///
 /// Every update returns a new version and leaves `*this` unchanged; versions share all nodes
@@ -41,7 +55,8 @@ struct StorageStats {
 /// Cost (n = size(), B = 2^Bits): index O(log n); set, insert, erase, take, drop, concatenation
 /// O(B log n) time and O(log n) node allocations; push_back/pop_back amortised O(B) (O(1) when
 /// in place). Memory: the nodes a persistent update copies are allocated for what they hold
-/// (storage() reports the bytes); nodes that grow in place keep room for B entries. Versions
+/// (storage() reports the bytes); nodes that grow in place keep room for B entries; freed nodes
+/// are kept per thread for reuse, up to a budget (release_node_cache). Versions
 /// may be shared between threads: reference counts are atomic, nodes are never changed once
 /// shared.
 ///

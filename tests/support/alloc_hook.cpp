@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <new>
 
+#include "tseq/detail/node_cache.hpp"
+
 namespace {
 thread_local tseq_test::alloc_stats stats;
 thread_local long fail_countdown = 0;  // 0: off; otherwise allocations left before the failure
@@ -37,13 +39,18 @@ void counted_free(void* p) noexcept {
 namespace tseq_test {
 alloc_stats current_alloc_stats() noexcept { return stats; }
 void reset_alloc_stats() noexcept { stats = {}; }
-fail_allocation_at::fail_allocation_at(long k) noexcept {
+fail_allocation_at::fail_allocation_at(long k) noexcept : cache_was_on_(tseq::detail::set_node_cache_enabled(false)) {
   fail_countdown = k;
   failure_fired = false;
 }
-fail_allocation_at::~fail_allocation_at() { fail_countdown = 0; }
+fail_allocation_at::~fail_allocation_at() {
+  fail_countdown = 0;
+  tseq::detail::set_node_cache_enabled(cache_was_on_);
+}
 bool fail_allocation_at::fired() const noexcept { return failure_fired; }
-count_allocations::count_allocations() noexcept : start_(stats) {}
+count_allocations::count_allocations() noexcept
+    : cache_was_on_(tseq::detail::set_node_cache_enabled(false)), start_(stats) {}
+count_allocations::~count_allocations() { tseq::detail::set_node_cache_enabled(cache_was_on_); }
 alloc_stats count_allocations::delta() const noexcept {
   return {stats.allocations - start_.allocations, stats.deallocations - start_.deallocations,
           stats.bytes - start_.bytes, stats.large_allocations - start_.large_allocations};

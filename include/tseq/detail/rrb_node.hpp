@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "tseq/detail/intrusive_ref.hpp"
+#include "tseq/detail/node_cache.hpp"
 
 // A test (tests/unit/rrb_cost_test.cpp, its own executable) defines TSEQ_COUNT_NODE_REFS to
 // count the reference-count updates on nodes per operation. Never defined in the library.
@@ -25,19 +26,21 @@ inline thread_local long node_ref_updates = 0;
 
 namespace tseq::detail {
 
-// Every node is allocated through these, so that a test can count (or fail) them by
-// replacing the global operator new. Leaves and inner nodes are allocated with room for
-// `cap` entries (their element or child arrays follow the header in the same allocation).
+// Every node is allocated through these. A block of default alignment up to
+// node_cache::max_block bytes comes from the calling thread's node cache, else from the global
+// operator new (tseq/detail/node_cache.hpp); a test that counts or fails every allocation
+// turns the cache off for its thread. Leaves and inner nodes are allocated with room for `cap`
+// entries (their element or child arrays follow the header in the same allocation).
 inline void* allocate_bytes(std::size_t bytes, std::size_t align) {
   if (align > __STDCPP_DEFAULT_NEW_ALIGNMENT__) return ::operator new (bytes, std::align_val_t{align});
-  return ::operator new(bytes);
+  return cached_allocate(bytes);
 }
 
-inline void free_bytes(void* p, std::size_t align) noexcept {
+inline void free_bytes(void* p, std::size_t bytes, std::size_t align) noexcept {
   if (align > __STDCPP_DEFAULT_NEW_ALIGNMENT__) {
     ::operator delete (p, std::align_val_t{align});
   } else {
-    ::operator delete(p);
+    cached_free(p, bytes);
   }
 }
 
@@ -49,8 +52,14 @@ N* allocate_node(A... args) {
 
 template <class N>
 void deallocate_node(N* n) noexcept {
+  std::size_t bytes = 0;
+  if constexpr (requires { N::bytes(); }) {
+    bytes = N::bytes();
+  } else {
+    bytes = N::bytes(n->cap);
+  }
   n->~N();
-  free_bytes(static_cast<void*>(n), N::alloc_align);
+  free_bytes(static_cast<void*>(n), bytes, N::alloc_align);
 }
 
 // Asks for the cache lines of nodes p[0, n) with intent to write: their reference counts are
@@ -129,8 +138,10 @@ struct leaf_node : node<T, Bits> {
   static constexpr std::size_t data_offset() noexcept {
     return (sizeof(leaf_node) + alignof(T) - 1) / alignof(T) * alignof(T);
   }
-  // Bytes of a leaf with room for c elements.
-  static constexpr std::size_t bytes(std::size_t c) noexcept { return data_offset() + c * sizeof(T); }
+  // Bytes of a leaf with room for c elements, a multiple of 8 (a node cache size class).
+  static constexpr std::size_t bytes(std::size_t c) noexcept {
+    return node_cache::round_up(data_offset() + c * sizeof(T));
+  }
   [[nodiscard]] T* data() noexcept {
     return std::launder(reinterpret_cast<T*>(reinterpret_cast<unsigned char*>(this) + data_offset()));
   }
@@ -167,10 +178,10 @@ struct inner_node : node<T, Bits> {
     return std::launder(
         reinterpret_cast<const std::size_t*>(reinterpret_cast<const unsigned char*>(this) + sizeof(inner_node)));
   }
-  // Bytes of an inner node with room for c children.
+  // Bytes of an inner node with room for c children, a multiple of 8.
   static constexpr std::size_t bytes(std::size_t c) noexcept {
     static_assert(sizeof(inner_node) % alignof(std::size_t) == 0);
-    return sizeof(inner_node) + c * sizeof(std::size_t);
+    return node_cache::round_up(sizeof(inner_node) + c * sizeof(std::size_t));
   }
 };
 
@@ -189,7 +200,7 @@ struct header_node : node<T, Bits> {
 
   header_node() noexcept : base(false) { this->is_header = true; }
   static constexpr std::size_t alloc_align = alignof(base);  // its members: pointers and counts
-  static constexpr std::size_t bytes() noexcept { return sizeof(header_node); }
+  static constexpr std::size_t bytes() noexcept { return node_cache::round_up(sizeof(header_node)); }
 };
 
 template <class T, unsigned Bits>
