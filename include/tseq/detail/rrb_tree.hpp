@@ -72,11 +72,15 @@ struct rrb_tree {
   }
 
   // Child of `in` (height h) holding element i; i becomes the offset inside that child.
+  // A dense node needs no size table: its children before c are full, c * B^h elements (I4),
+  // so a descent reads one cache line of it (child[c]) instead of two.
   static std::uint32_t child_index(const inner_t* in, unsigned h, std::size_t& i) noexcept {
     auto c = static_cast<std::uint32_t>(radix(i, h));
-    if (!in->dense) {
-      while (in->sizes()[c] <= i) ++c;
+    if (in->dense) {
+      if (c != 0) i -= std::size_t{c} << (Bits * h);  // c != 0: the shift is below the width
+      return c;
     }
+    while (in->sizes()[c] <= i) ++c;
     if (c != 0) i -= in->sizes()[c - 1];
     return c;
   }
