@@ -88,6 +88,30 @@ TEST_F(NodeCache, KeepsAtMostItsBudgetAndFreesTheRest) {
   EXPECT_EQ(tseq::node_cache_bytes(), 0U);
 }
 
+// Regression: a cache filled to its budget by one size (a bulk destroy) kept it for good and
+// sent every block of other sizes to operator delete, so a loop that followed allocated each of
+// its nodes from operator new again.
+TEST_F(NodeCache, AFullCacheMakesRoomForTheSizesFreedNext) {
+  const V small = iota(20);        // a bare leaf: its erase copies 19 elements, a size not cached
+  { const V big = iota(200000); }  // fills the cache with full leaves and inner nodes
+  ASSERT_GT(tseq::node_cache_bytes(), node_cache::budget - node_cache::max_block);
+  while (tseq::node_cache_bytes() + node_cache::granule <= node_cache::budget) {  // to the byte
+    tseq::detail::cached_free(::operator new(node_cache::granule), node_cache::granule);
+  }
+  ASSERT_EQ(tseq::node_cache_bytes(), node_cache::budget);
+  long second_round = -1;
+  for (int round = 0; round < 2; ++round) {
+    const long before = allocations();
+    for (std::size_t i = 0; i < 100; ++i) {
+      const V w = small.erase(i % 20);
+      ASSERT_EQ(w.size(), 19U);
+    }
+    if (round == 1) second_round = allocations() - before;
+  }
+  EXPECT_EQ(second_round, 0) << "the freed copies must displace blocks of the sizes nobody asks for";
+  EXPECT_LE(tseq::node_cache_bytes(), node_cache::budget);
+}
+
 TEST_F(NodeCache, TurnedOffItIsEmptyAndEveryNodeGoesThroughOperatorNewAndDelete) {
   { const V v = iota(1000); }
   ASSERT_GT(tseq::node_cache_bytes(), 0U);

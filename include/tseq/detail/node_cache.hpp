@@ -11,7 +11,10 @@
 // - Blocks are kept per size class of 8 bytes, up to max_block bytes. Every cacheable request
 //   is rounded up to its class both when it is allocated and when it is freed (node sizes are
 //   multiples of 8: see round_up), so any block of class k serves any request of k.
-// - The cache of a thread holds at most TSEQ_NODE_CACHE_BYTES; a block freed beyond that goes
+// - The cache of a thread holds at most TSEQ_NODE_CACHE_BYTES. A full cache makes room for a
+//   freed block by freeing blocks of other classes (the first non-empty ones after a rotating
+//   cursor, found with a bit per class), so that a cache one workload filled with its sizes (a
+//   bulk destroy) adapts to the sizes the next one frees. A block that cannot fit even so goes
 //   to operator delete.
 // - A thread's cache is emptied when the thread exits; from then on (and while disabled) every
 //   free goes straight to operator delete. A cache that is not accepting is empty, so the
@@ -21,6 +24,7 @@
 // Under AddressSanitizer a cached block is poisoned, so a use after free of a node is still
 // reported while its block waits in the cache.
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <new>
@@ -53,8 +57,10 @@ namespace tseq::detail {
 struct node_cache {
   static constexpr std::size_t granule = 8;
   static constexpr std::size_t max_block = 1024;
-  static constexpr std::size_t classes = max_block / granule + 1;
+  static constexpr std::size_t classes = max_block / granule;  // class k in 1..classes: 8k bytes
+  static constexpr std::size_t words = classes / 64;
   static constexpr std::size_t budget = TSEQ_NODE_CACHE_BYTES;
+  static_assert(classes % 64 == 0);
 
   static constexpr std::uint8_t armed = 1;     // the thread-exit release is registered
   static constexpr std::uint8_t disabled = 2;  // set_node_cache_enabled(false) on this thread
@@ -64,8 +70,10 @@ struct node_cache {
     free_block* next;
   };
 
-  free_block* head[classes];
-  std::size_t held;  // bytes in the lists
+  free_block* head[classes + 1];
+  std::uint64_t filled[words];  // bit k-1: head[k] is not empty
+  std::size_t held;             // bytes in the lists
+  std::size_t cursor;           // where the next eviction starts looking (class - 1)
   std::uint8_t state;
 
   // Node sizes are rounded up to this (leaf_node::bytes and the others).
@@ -78,20 +86,59 @@ struct node_cache {
     return budget > 0 && bytes <= max_block ? (bytes + granule - 1) / granule : 0;
   }
 
+  static constexpr std::uint64_t bit(std::size_t k) noexcept { return std::uint64_t{1} << ((k - 1) % 64); }
+
   void* pop(std::size_t k) noexcept {
     free_block* b = head[k];
     if (b == nullptr) return nullptr;
     TSEQ_UNPOISON(b, sizeof(free_block));
     head[k] = b->next;
+    if (b->next == nullptr) filled[(k - 1) / 64] &= ~bit(k);
     held -= k * granule;
     TSEQ_UNPOISON(b, k * granule);
     return b;
   }
 
+  void push(std::size_t k, void* p) noexcept {
+    auto* f = static_cast<free_block*>(p);
+    f->next = head[k];
+    if (head[k] == nullptr) filled[(k - 1) / 64] |= bit(k);
+    head[k] = f;
+    held += k * granule;
+    TSEQ_POISON(p, k * granule);
+  }
+
+  // A non-empty class other than k, the first at or after the cursor (wrapping), or 0.
+  std::size_t victim(std::size_t k) noexcept {
+    const std::size_t first = cursor / 64;
+    for (std::size_t step = 0; step <= words; ++step) {
+      const std::size_t w = (first + step) % words;
+      std::uint64_t m = filled[w];
+      if (w == (k - 1) / 64) m &= ~bit(k);
+      if (step == 0) m &= ~std::uint64_t{0} << (cursor % 64);  // bits before the cursor come last
+      if (m != 0) {
+        const std::size_t v = w * 64 + static_cast<std::size_t>(std::countr_zero(m));
+        cursor = (v + 1) % classes;
+        return v + 1;
+      }
+    }
+    return 0;
+  }
+
+  // Frees blocks of classes other than k until `b` more bytes fit; false if they cannot.
+  [[gnu::noinline]] bool evict_for(std::size_t k, std::size_t b) noexcept {
+    while (held + b > budget) {
+      const std::size_t v = victim(k);
+      if (v == 0) return false;
+      ::operator delete(pop(v));
+    }
+    return true;
+  }
+
   // Frees every block; returns their bytes.
   std::size_t release() noexcept {
     const std::size_t bytes = held;
-    for (std::size_t k = 1; k < classes; ++k) {
+    for (std::size_t k = 1; k <= classes; ++k) {
       while (void* p = pop(k)) ::operator delete(p);
     }
     return bytes;
@@ -130,17 +177,13 @@ inline void cached_free(void* p, std::size_t bytes) noexcept {
   const std::size_t k = node_cache::class_of(bytes);
   if (k != 0) {
     node_cache& c = tl_node_cache;
-    const std::size_t b = k * node_cache::granule;
-    if (c.state != node_cache::armed) {
-      if (c.state == 0) arm_node_cache();
-    }
-    if (c.state == node_cache::armed && c.held + b <= node_cache::budget) {
-      auto* f = static_cast<node_cache::free_block*>(p);
-      f->next = c.head[k];
-      c.head[k] = f;
-      c.held += b;
-      TSEQ_POISON(p, b);
-      return;
+    if (c.state == 0) arm_node_cache();
+    if (c.state == node_cache::armed) {
+      const std::size_t b = k * node_cache::granule;
+      if (c.held + b <= node_cache::budget || c.evict_for(k, b)) {
+        c.push(k, p);
+        return;
+      }
     }
   }
   ::operator delete(p);
