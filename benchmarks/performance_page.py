@@ -47,7 +47,10 @@ tensors (pool = 4,096 for P = 16, 64 for P = 65,536), so that large n fit in mem
 
 Positions change every iteration (front: the first 16; back: the last 16; middle: uniform in
 [n/4, 3n/4)), so the tree shape does not repeat trivially. `allocs` in the JSON is heap
-allocations per operation, counted by replacing `operator new` in the benchmark binary.
+allocations per operation, counted by replacing `operator new` in the benchmark binary, over
+up to 8 untimed calls after the timed loop with the node cache off (docs/design.md, "Node
+cache"): it counts every node an operation asks for. The timed loops run with the cache on,
+as a program does.
 The `edited` cases (`Iterate`, `IterateHandles`, `Index`, `IntIndex`, `IntIterate` and the
 `edited_*` counters of `Memory`) run on the sequence after 10^5 random *persistent* edits
 (erase at a random position, then insert at another, each version dropped once the next
@@ -96,8 +99,10 @@ same payload). See docs/embedding.md.
 ### Where the targets are missed or tight, and why
 
 Machines vary, and so does this one: the same code measured 1.07 to 1.53 us per persistent
-erase at 10^6 in four scripts/bench runs of one afternoon; compare the ratios within one run, not absolute times across
-runs. The quick set runs each benchmark for 0.05 s, so a ratio near a bound can land on
+erase at 10^6 in four scripts/bench runs of one afternoon, and the three runs of this code on
+the evening of 2026-12-01 (21:28Z, 21:31Z and 21:39Z, the last is this page) 1.08, 1.30 and
+1.56 us; compare the ratios within one run, not absolute times across runs. Below, "the
+evening runs" are those three, in that order. The quick set runs each benchmark for 0.05 s, so a ratio near a bound can land on
 either side of it (side-by-side figures with repetitions are in the issue notes).
 
 - **take <= 0.3x and drop <= 0.4x a persistent erase (missed); concatenation <= 1.0x (met,
@@ -112,25 +117,36 @@ either side of it (side-by-side figures with repetitions are in the issue notes)
   about 1.4x a take's updates (`RrbCost.*`: 130 against 94 at 10^6) and measures 1.0-1.6x an
   erase. Skipping the repair, as immer does, would still leave it at a take's 0.5x. A
   concatenation first pushes the left operand's tail into its tree (one path copy) and then
-  rebuilds the seam; it measured 0.90x, 0.97x and 1.02x an erase in three runs of 2026-12-01.
+  rebuilds the seam; it measured 0.90x, 0.97x and 1.02x an erase in three afternoon runs of
+  2026-12-01 and 1.25x, 1.28x and 0.69x in the evening runs. Side by side with the
+  build before the node cache (27442f8; 5 alternating runs of each binary), concatenation
+  measured 0.85x of its old time and the erase 0.84x: the two moved together, and their ratio
+  within one quick run moves with the noise.
   What was done: one walk per cut, only the kept children copied, no child read to rebuild a
   size table, reference-count prefetch, the seam's emptied nodes reused and its child lists
   not zero-initialised: take 1.7x, drop 1.3x and concatenation 1.3x faster than before
   (medians of 5 alternating runs of both builds side by side; `RrbCost.*` counts the work:
   take 94 reference updates at 10^6 where it made 187).
-- **Random index on a fresh tree <= 4x std::vector (tight: 1.9x to 4.1x from run to run).**
-  tseq's time stays at 45-55 ns (a chain of five dependent loads: header, root and three
-  levels); the std::vector baseline, one load whose misses overlap across iterations, measured
-  13 to 23 ns in runs of the same afternoon, and the ratio follows it.
-- **Traversal reading only handles, after 10^5 edits, <= 2x std::vector (tight: 2.0x in this
-  run).** After random edits the 35,000 leaves (28.5 elements each) lie scattered; a walk that
+- **Random index on a fresh tree <= 4x std::vector (met: 2.4x, 3.1x and 3.2x in the evening
+  runs, 1.9x to 4.1x in the afternoon's).** tseq's lookup is a chain of dependent loads (header,
+  root and three levels); the std::vector baseline, one load whose misses overlap across
+  iterations, measured 13 to 23 ns in the afternoon and 22 to 40 ns in the evening, and the
+  ratio follows it. A dense inner node (every fresh one) no longer reads its size table: the
+  offset into child c is i - c * B^h, so each level costs one cache line of the node instead
+  of two.
+- **Traversal reading only handles, after 10^5 edits, <= 2x std::vector (tight: 1.96x, 2.24x
+  and 0.88x in the evening runs, 2.02x at 18:17Z).** After random edits the 35,000 leaves (28.5 elements each) lie scattered; a walk that
   reads 8 bytes per element is bound by the latency of reaching each leaf. The walk prefetches
   a fixed extent four leaves ahead (sizing it by the leaf's count, which must be read first,
   made the walk 1.39x slower); with leaves sized for what they hold it took 0.73x of its time
   before that change (three alternating runs of both builds). A walk that follows each handle
-  (the `Iterate` rows) stays within 1.5x.
-- **Insert <= 1.5x a persistent erase (met, tight: 1.19x, 1.39x and 1.65x in three runs of
-  2026-12-01).** On a freshly built tree every leaf and every parent is full, so an insert
+  (the `Iterate` rows) stayed within 1.5x until this evening: 1.23x, 1.33x and 1.73x in the
+  evening runs, the last one over. Where the edited tree's nodes lie depends on the
+  allocator: the same code built with and without the node cache (`TSEQ_NODE_CACHE_BYTES=0`)
+  measured this walk 1.50x and 1.04x slower with the cache in two side-by-side runs (5 and 4
+  alternating repetitions), while the std::vector walk, the same code in both, moved 1.08x.
+- **Insert <= 1.5x a persistent erase (met, tight: 1.19x, 1.39x and 1.65x in three afternoon
+  runs of 2026-12-01, 1.54x, 1.22x and 0.99x in the evening ones).** On a freshly built tree every leaf and every parent is full, so an insert
   splits a leaf and its parent: 8 allocations against the erase's 5 and about as many
   reference-count updates. After edits a full leaf usually spreads into a sibling instead
   (fill rule F).
@@ -141,16 +157,29 @@ either side of it (side-by-side figures with repetitions are in the issue notes)
   full-width leaves alone cost 9.5 bytes per handle; the whole tree took 10.61 before this
   change). Nodes that grow in place (the tail, the builder's, the rightmost path) keep room for
   B, and an in-place update moves a node without room to a full-width one once.
-- **Never slower than naive at n = 10 (missed: 1.08-1.21x the naive copy's time in this
-  run).** With ten tensors both a tseq update and the naive copy-then-edit make one
-  allocation and about 20 reference-count updates (an erase makes two fewer in tseq); what is
-  left is tseq's per-call work (position checks, the sequence wrapper, a node header), 4 to 12
-  ns in this run, about the size of the run-to-run noise. From n = 100 on tseq is ahead and
-  the gap grows linearly.
-- **SequenceConstruct as fast as the naive copy (missed: worst 0.74-0.80x in three runs of
-  2026-12-01).** Both copy each handle once (one atomic increment each), and tseq checks each
-  tensor's type in the same pass; what remains is one allocation per 32 tensors against one
-  for all of them.
+- **Never slower than naive at n = 10 (missed in this run: worst 1.05x, a concatenation; the
+  evening runs' worst cases were 1.32x, 0.94x and 1.05x).** With ten tensors both a tseq update and the naive copy-then-edit make one
+  allocation and about 20 reference-count updates (an erase makes two fewer in tseq). tseq's
+  allocation now comes from the node cache (a list pop, where glibc's malloc took 20-30 ns),
+  which made these updates 8-22% faster side by side with the build before it (erase 0.92x,
+  concatenation 0.87x, SequenceConstruct 0.78x; 5 alternating runs). Measured 10 times each,
+  alternating, in one binary: insert 105 ns against the naive 120, erase at the back 64
+  against 81, concatenation 67-72 against 70-78. The quick set's 0.05 s per benchmark still
+  lands a single ratio on either side of 1.0. From n = 100 on tseq is ahead and the gap grows
+  linearly.
+- **SequenceConstruct as fast as the naive copy (missed: worst 0.74-0.80x in three afternoon
+  runs of 2026-12-01, 0.79x, 0.84x and 0.81x in the evening ones).** Both copy each handle once, and
+  the atomic increments (and the decrements when the result dies) are the work: perf of tseq's
+  construct at 10^4 puts 45% of the samples in the copy loop (on its `lock add`) and 45% in the
+  destroy, 10% in malloc and free. tseq checks each tensor's type in the same pass; what
+  remains is one allocation per 32 tensors against one for all of them. The node cache serves
+  those leaves when they fit its 256 KiB (up to about 30,000 tensors): side by side with the
+  build before it, 0.96x at 10^4 and 0.78x at 10.
+- **push_back t(10^7)/t(10^4) <= 1.3 (tight: 1.26, 1.19 and 1.33 in the evening runs, 1.03
+  to 1.32 over eight afternoon runs; std::vector 1.7 to 2.5).** Both sizes append into a
+  tail and flush one leaf per 32 appends. At 10^4 the leaves the previous repetition freed fit
+  the node cache and at 10^7 they do not, so the cache can help the small case more (not
+  measured apart).
 - **t(10^6)/t(10^3) below 3 (tight).** A persistent erase copies one node per level, and
   10^6 elements have one more level than 10^3 (4 against 2 plus the tail); the ratio follows
   the levels and the cache, not n.
