@@ -160,8 +160,8 @@ either side of it (side-by-side figures with repetitions are in the issue notes)
 - **Never slower than naive at n = 10 (missed in this run: worst 1.05x, a concatenation; the
   evening runs' worst cases were 1.32x, 0.94x and 1.05x).** With ten tensors both a tseq update and the naive copy-then-edit make one
   allocation and about 20 reference-count updates (an erase makes two fewer in tseq). tseq's
-  allocation now comes from the node cache (a list pop, where glibc's malloc took 20-30 ns),
-  which made these updates 8-22% faster side by side with the build before it (erase 0.92x,
+  allocation now comes from the node cache (a list pop instead of a call into malloc), which
+  made these updates 8-22% faster side by side with the build before it (erase 0.92x,
   concatenation 0.87x, SequenceConstruct 0.78x; 5 alternating runs). Measured 10 times each,
   alternating, in one binary: insert 105 ns against the naive 120, erase at the back 64
   against 81, concatenation 67-72 against 70-78. The quick set's 0.05 s per benchmark still
@@ -170,7 +170,7 @@ either side of it (side-by-side figures with repetitions are in the issue notes)
 - **SequenceConstruct as fast as the naive copy (missed: worst 0.74-0.80x in three afternoon
   runs of 2026-12-01, 0.79x, 0.84x and 0.81x in the evening ones).** Both copy each handle once, and
   the atomic increments (and the decrements when the result dies) are the work: perf of tseq's
-  construct at 10^4 puts 45% of the samples in the copy loop (on its `lock add`) and 45% in the
+  construct at 10^4, before the node cache, puts 45% of the samples in the copy loop (on its `lock add`) and 45% in the
   destroy, 10% in malloc and free. tseq checks each tensor's type in the same pass; what
   remains is one allocation per 32 tensors against one for all of them. The node cache serves
   those leaves when they fit its 256 KiB (up to about 30,000 tensors): side by side with the

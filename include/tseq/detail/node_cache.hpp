@@ -45,7 +45,7 @@
 #define TSEQ_UNPOISON(p, n) ((void)(p), (void)(n))
 #endif
 
-/// Bytes of freed tree nodes each thread may keep for reuse (docs/embedding.md, "Memory").
+/// Bytes of freed tree nodes each thread may keep for reuse (docs/embedding.md, "Allocators").
 /// 0 turns the cache off: every node is then allocated and freed through the global operator
 /// new and delete. Must be the same in every translation unit of a program.
 #ifndef TSEQ_NODE_CACHE_BYTES
@@ -83,7 +83,7 @@ struct node_cache {
 
   // The size class of a request of `bytes`, or 0 if it is not cacheable.
   static constexpr std::size_t class_of(std::size_t bytes) noexcept {
-    return budget > 0 && bytes <= max_block ? (bytes + granule - 1) / granule : 0;
+    return budget > 0 && bytes <= max_block ? round_up(bytes) / granule : 0;
   }
 
   static constexpr std::uint64_t bit(std::size_t k) noexcept { return std::uint64_t{1} << ((k - 1) % 64); }
@@ -146,7 +146,7 @@ struct node_cache {
 };
 
 // Constant-initialised and trivially destructible, so that an access needs no guard; the
-// thread-exit release is a separate object, registered by the first free (arm()).
+// thread-exit release is a separate object, registered by the first free (arm_node_cache()).
 inline thread_local constinit node_cache tl_node_cache{};
 
 struct node_cache_reaper {
