@@ -241,6 +241,71 @@ TEST_F(Lifetime, InPlacePushBackOntoAnExactlySizedTailMovesItOnce) {
   EXPECT_EQ(v[991].value(), 1);
 }
 
+// push_back in place of 100,000 elements from empty: a full tail joins the tree in place, so
+// every allocation is a node the final tree holds (3,125 leaves with the tail, 98 + 4 + 1 inner
+// nodes, the header) and nothing is freed on the way.
+TEST_F(Lifetime, InPlacePushBackAllocatesOnlyTheNodesItKeeps) {
+  tseq_test::count_allocations c;
+  V v;
+  for (int i = 0; i < 100'000; ++i) v = std::move(v).push_back(Counted(i));
+  const tseq_test::alloc_stats d = c.delta();
+  EXPECT_EQ(d.allocations, 3'125 + 98 + 4 + 1 + 1);
+  EXPECT_EQ(d.deallocations, 0);
+  EXPECT_EQ(v.storage().leaves, 3'125u);
+  v.check_invariants();
+  EXPECT_EQ(v[99'999].value(), 99'999);
+}
+
+// A concatenation can leave the rightmost path with exactly sized nodes of few children under
+// a node with room. The in-place flush must then grow the lowest node that is not full (here
+// through the general path), never hang a new chain above it: that node would be left off the
+// rightmost path with fewer than min_fill entries. Found by RrbModel (branching 4, seed
+// 1000026) while the flush fast path was written; this is the shortest script a search found.
+TEST_F(Lifetime, InPlacePushBackAfterASelfConcatenationKeepsTheOldSpineFilled) {
+  V4 v;
+  for (int i = 0; i < 23; ++i) v = std::move(v).push_back(Counted(i));
+  v = v.insert(3, Counted(-1)).erase(17);
+  v = v + v;
+  std::vector<int> model = values(v);
+  for (int k = 0; k < 8; ++k) {
+    v = std::move(v).push_back(Counted(100 + k));
+    model.push_back(100 + k);
+    ASSERT_NO_THROW(v.check_invariants()) << "push " << k;
+  }
+  EXPECT_EQ(values(v), model);
+}
+
+// The same in-place flush on trees whose rightmost path is not a plain radix spine: relaxed
+// nodes, exactly sized nodes, a short last leaf (B = 4: every level fills within a few pushes).
+TEST_F(Lifetime, InPlacePushBackOnAnEditedTreeKeepsTheInvariants) {
+  std::mt19937_64 rng(7);
+  for (int round = 0; round < 20; ++round) {
+    V4 v = make<V4>(200 + round * 37);
+    std::vector<int> model = values(v);
+    for (int k = 0; k < 200; ++k) {  // persistent edits: relaxed, exactly sized copies
+      const std::size_t i = rng() % model.size();
+      if (k % 2 == 0) {
+        v = v.insert(i, Counted(-k));
+        model.insert(model.begin() + static_cast<std::ptrdiff_t>(i), -k);
+      } else {
+        v = v.erase(i);
+        model.erase(model.begin() + static_cast<std::ptrdiff_t>(i));
+      }
+    }
+    if (round % 2 == 1) {  // a take leaves a short last leaf and a cut rightmost path
+      const std::size_t k = model.size() - 1 - rng() % 7;
+      v = v.take(k);
+      model.resize(k);
+    }
+    for (int k = 0; k < 300; ++k) {
+      v = std::move(v).push_back(Counted(10'000 + k));
+      model.push_back(10'000 + k);
+      ASSERT_NO_THROW(v.check_invariants()) << "round " << round << ", push " << k;
+    }
+    EXPECT_EQ(values(v), model) << "round " << round;
+  }
+}
+
 TEST_F(Lifetime, UpdatesThatLeaveASmallVectorEmptyAllocateNothing) {
   const V one = make<V>(1);
   const V few = make<V>(5);

@@ -283,6 +283,10 @@ struct rrb_state_ops {
 
   // Moves the tail into the tree.
   static void flush_tail(state& s) {
+    if (s.root && s.tail->count == B && tree::append_leaf_in_place(s.root.get(), s.height, s.tail)) {
+      s.tail = nullptr;
+      return;
+    }
     if (s.root) {
       s.root = tree::join(std::move(s.root), s.height, std::move(s.tail), 0, s.height);
     } else {

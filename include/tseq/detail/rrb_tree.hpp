@@ -974,6 +974,64 @@ struct rrb_tree {
     return collapse(std::move(r), h);
   }
 
+  // A chain of new single-child nodes of heights 1..top-1 over the full leaf l, taken from l
+  // only once every node is allocated (bad_alloc leaves l as it was). Kept out of line: one
+  // flush in B needs it.
+  TSEQ_NOINLINE static ref chain_over(ref& l, unsigned top) {
+    constexpr unsigned max_levels = 64 / Bits + 2;
+    ref chain[max_levels];  // chain[k]: the new node at height k
+    for (unsigned k = 1; k < top; ++k) chain[k] = new_inner();
+    ref below = std::move(l);
+    for (unsigned k = 1; k < top; ++k) {
+      inner_t* c = as_inner(chain[k].get());
+      c->sizes()[0] = size_of(below.get());
+      c->child[0] = below.detach();
+      c->count = 1;
+      c->dense = true;
+      below = std::move(chain[k]);
+    }
+    return below;
+  }
+
+  // push_back's tail flush without the general join: appends the full leaf l (B elements)
+  // after the last element of the tree rooted at r (height h >= 1), in place, when
+  //  - every node on r's rightmost path is ours alone,
+  //  - its last leaf holds >= m (merge_seam would keep both leaves as they are),
+  //  - the lowest node on the path that is not full (count < B) has room in its allocation.
+  // Then that node takes a new last child: l, under a chain of single-child nodes
+  // down from that height (what join_right's add_child builds), and the nodes above add B to
+  // their last size. One pass down and one up the path: no child beside the path is read.
+  // Returns false, having changed nothing (l untouched), otherwise; then join does the work.
+  // Throws only bad_alloc for the chain's nodes, before anything changed.
+  static bool append_leaf_in_place(node_t* r, unsigned h, ref& l) {
+    TSEQ_ASSERT(l && l->is_leaf && l->count == B, "append_leaf_in_place: not a full leaf");
+    constexpr unsigned max_levels = 64 / Bits + 2;
+    if (h == 0 || h >= max_levels) return false;
+    inner_t* path[max_levels];  // path[k]: the node at height k
+    unsigned room = 0;          // the lowest height with room, 0 when none
+    node_t* n = r;
+    for (unsigned k = h; k > 0; --k) {
+      if (!editable(n)) return false;
+      inner_t* in = as_inner(n);
+      path[k] = in;
+      if (in->count < B) room = k;
+      n = in->child[in->count - 1];
+    }
+    // The nodes below `room` are full; the one at `room` must have room in its allocation
+    // (else make_room's move: the general path).
+    if (room == 0 || n->count < m || path[room]->count == path[room]->cap) return false;
+    ref below = room == 1 ? std::move(l) : chain_over(l, room);
+    inner_t* at = path[room];
+    at->sizes()[at->count] = (at->count == 0 ? 0 : at->sizes()[at->count - 1]) + B;
+    at->child[at->count++] = below.detach();
+    mark_dense(at, room);
+    for (unsigned k = room + 1; k <= h; ++k) {
+      path[k]->sizes()[path[k]->count - 1] += B;
+      mark_dense(path[k], k);
+    }
+    return true;
+  }
+
   // ---- traversal and checking ------------------------------------------------------------------
 
   // Asks the cache for the first `bytes` of node n (leaves of a long-edited tree lie scattered).
