@@ -98,88 +98,78 @@ same payload). See docs/embedding.md.
 
 ### Where the targets are missed or tight, and why
 
-Machines vary, and so does this one: the same code measured 1.07 to 1.53 us per persistent
-erase at 10^6 in four scripts/bench runs of one afternoon, and the three runs of this code on
-the evening of 2026-12-01 (21:28Z, 21:31Z and 21:39Z, the last is this page) 1.08, 1.30 and
-1.56 us; compare the ratios within one run, not absolute times across runs. Below, "the
-evening runs" are those three, in that order. The quick set runs each benchmark for 0.05 s, so a ratio near a bound can land on
-either side of it (side-by-side figures with repetitions are in the issue notes).
+Machines vary, and so does this one. This page is the run of 2026-12-02T02:14:47Z; the run
+four minutes before it (02:10:16Z, the same code) is "the first run" below. Both ran while the
+machine was slower than on 2026-12-01: the std::vector baseline of random index, one load per
+lookup, took 61 and 66 ns against 13 to 40 ns in the runs of the day before, and a persistent
+erase at 10^6 1.76 and 1.85 us against 1.07 to 1.56 us. Compare ratios within one run, not
+absolute times across runs. The quick set runs each benchmark for 0.05 s, so a ratio near a
+bound can land on either side of it (side-by-side figures with repetitions are in the issue
+notes).
 
-- **take <= 0.3x and drop <= 0.4x a persistent erase (missed); concatenation <= 1.0x (met,
-  tight).** Every node a take copies costs one reference-count increment per child it keeps
-  (half a node per level on average), the cut leaf one per tensor handle kept, and the result's
-  destruction undoes each: about half an erase's atomic updates, measured 0.5-0.75x. Reaching
-  0.3x would mean sharing the cut leaf as the new tail without copying it (a tail shorter than
-  its leaf), which keeps the cut-off tensors alive as long as the new version: rejected for a
-  tensor runtime, where those can be large payloads. A drop must also repair its new left
-  edge, since I3 on every node off the right spine is what bounds the height (docs/design.md);
-  each repaired level copies its right sibling's entries, one increment each, so a drop makes
-  about 1.4x a take's updates (`RrbCost.*`: 130 against 94 at 10^6) and measures 1.0-1.6x an
-  erase. Skipping the repair, as immer does, would still leave it at a take's 0.5x. A
-  concatenation first pushes the left operand's tail into its tree (one path copy) and then
-  rebuilds the seam; it measured 0.90x, 0.97x and 1.02x an erase in three afternoon runs of
-  2026-12-01 and 1.25x, 1.28x and 0.69x in the evening runs. Side by side with the
-  build before the node cache (27442f8; 5 alternating runs of each binary), concatenation
-  measured 0.85x of its old time and the erase 0.84x: the two moved together, and their ratio
-  within one quick run moves with the noise.
-  What was done: one walk per cut, only the kept children copied, no child read to rebuild a
-  size table, reference-count prefetch, the seam's emptied nodes reused and its child lists
-  not zero-initialised: take 1.7x, drop 1.3x and concatenation 1.3x faster than before
-  (medians of 5 alternating runs of both builds side by side; `RrbCost.*` counts the work:
-  take 94 reference updates at 10^6 where it made 187).
-- **Random index on a fresh tree <= 4x std::vector (met: 2.4x, 3.1x and 3.2x in the evening
-  runs, 1.9x to 4.1x in the afternoon's).** tseq's lookup is a chain of dependent loads (header,
-  root and three levels); the std::vector baseline, one load whose misses overlap across
-  iterations, measured 13 to 23 ns in the afternoon and 22 to 40 ns in the evening, and the
-  ratio follows it. A dense inner node (every fresh one) no longer reads its size table: the
-  offset into child c is i - c * B^h, so each level costs one cache line of the node instead
-  of two.
-- **Traversal reading only handles, after 10^5 edits, <= 2x std::vector (tight: 1.96x, 2.24x
-  and 0.88x in the evening runs, 2.02x at 18:17Z).** After random edits the 35,000 leaves (28.5 elements each) lie scattered; a walk that
-  reads 8 bytes per element is bound by the latency of reaching each leaf. The walk prefetches
-  a fixed extent four leaves ahead (sizing it by the leaf's count, which must be read first,
-  made the walk 1.39x slower); with leaves sized for what they hold it took 0.73x of its time
-  before that change (three alternating runs of both builds). A walk that follows each handle
-  (the `Iterate` rows) stayed within 1.5x until this evening: 1.23x, 1.33x and 1.73x in the
-  evening runs, the last one over. Where the edited tree's nodes lie depends on the
-  allocator: the same code built with and without the node cache (`TSEQ_NODE_CACHE_BYTES=0`)
-  measured this walk 1.50x and 1.04x slower with the cache in two side-by-side runs (5 and 4
-  alternating repetitions), while the std::vector walk, the same code in both, moved 1.08x.
-- **Insert <= 1.5x a persistent erase (met, tight: 1.19x, 1.39x and 1.65x in three afternoon
-  runs of 2026-12-01, 1.54x, 1.22x and 0.99x in the evening ones).** On a freshly built tree every leaf and every parent is full, so an insert
-  splits a leaf and its parent: 8 allocations against the erase's 5 and about as many
-  reference-count updates. After edits a full leaf usually spreads into a sibling instead
-  (fill rule F).
+- **take <= 0.3x and drop <= 0.4x a persistent erase (missed); concatenation <= 1.0x (met:
+  0.85x here, 0.95x in the first run).** Every node a take copies costs one reference-count
+  increment per child it keeps (half a node per level on average), the cut leaf one per tensor
+  handle kept, and the result's destruction undoes each: about half an erase's atomic updates,
+  measured 0.53x and 0.64x in these runs. Reaching 0.3x would mean sharing the cut leaf as the
+  new tail without copying it (a tail shorter than its leaf), which keeps the cut-off tensors
+  alive as long as the new version: rejected for a tensor runtime, where those can be large
+  payloads. A drop must also repair its new left edge, since I3 on every node off the right
+  spine is what bounds the height (docs/design.md); each repaired level copies its right
+  sibling's entries, one increment each, so a drop makes about 1.4x a take's updates
+  (`RrbCost.*`: 130 against 94 at 10^6) and measures 1.2x to 1.4x an erase here. Skipping the
+  repair, as immer does, would still leave it at a take's 0.5x. Prefetching each tensor's
+  reference count before a leaf is copied (a hook on the element type) was tried and dropped:
+  side by side it made a take at 10^6 1.07x slower and an erase of 10 tensors 1.18x slower.
+  What was done earlier: one walk per cut, only the kept children copied, no child read to
+  rebuild a size table, reference-count prefetch of the children, the seam's emptied nodes
+  reused: take 1.7x, drop 1.3x and concatenation 1.3x faster than before (`RrbCost.*` counts
+  the work: take 94 reference updates at 10^6 where it made 187).
+- **Random index on a fresh tree <= 4x std::vector (met: 1.5x here, 1.7x in the first run).**
+  tseq's lookup is a chain of dependent loads (header, root and three levels); the std::vector
+  baseline is one load whose misses overlap across iterations, and the ratio follows its
+  latency. A dense inner node (every fresh one) reads no size table: the offset into child c is
+  i - c * B^h, so each level costs one cache line of the node instead of two.
+- **Traversals after 10^5 edits: handles only <= 2x std::vector (missed: 2.50x here, 3.68x in
+  the first run; 0.88x to 2.24x in the runs of 2026-12-01), following each handle <= 1.5x
+  (missed: 1.56x and 1.68x).** After random edits the 35,000 leaves (28.5 elements each) lie
+  scattered, and a walk that reads 8 bytes per element is bound by the latency of reaching each
+  leaf: with the memory latency of these runs (the index baseline above) the four leaves the
+  walk prefetches ahead do not cover it. Prefetching eight ahead was measured (five
+  alternating runs of both builds): the handles-only walk took 0.69x of its time, and the
+  walk that follows each handle 1.12x (six ahead: 0.81x and 1.22x). The two targets pull the
+  distance in opposite directions, so it stays at four; where the edited tree's nodes lie
+  (allocation order, the node cache) moves both (1.04x to 1.50x between builds with and
+  without the cache, measured 2026-12-01).
+- **Insert <= 1.5x a persistent erase (met in the first run, 1.17x; missed here, 1.52x).** On
+  a freshly built tree every leaf and every parent is full, so an insert splits a leaf and its
+  parent: 8 allocations against the erase's 5 and about as many reference-count updates. After
+  edits a full leaf usually spreads into a sibling instead (fill rule F).
 - **Node storage after 10^5 edits <= 1.2x the handle vector (met since nodes are sized for
   what they hold).** The copies a persistent update makes are allocated for exactly their
   entries (docs/design.md, "Node sizes"): a leaf of 28 handles takes 16 + 28 x 8 bytes, not
-  the 272 of a full-width leaf, so fill matters far less than it did (at 28.5 per leaf,
-  full-width leaves alone cost 9.5 bytes per handle; the whole tree took 10.61 before this
-  change). Nodes that grow in place (the tail, the builder's, the rightmost path) keep room for
-  B, and an in-place update moves a node without room to a full-width one once.
-- **Never slower than naive at n = 10 (missed in this run: worst 1.05x, a concatenation; the
-  evening runs' worst cases were 1.32x, 0.94x and 1.05x).** With ten tensors both a tseq update and the naive copy-then-edit make one
-  allocation and about 20 reference-count updates (an erase makes two fewer in tseq). tseq's
-  allocation now comes from the node cache (a list pop instead of a call into malloc), which
-  made these updates 8-22% faster side by side with the build before it (erase 0.92x,
-  concatenation 0.87x, SequenceConstruct 0.78x; 5 alternating runs). Measured 10 times each,
-  alternating, in one binary: insert 105 ns against the naive 120, erase at the back 64
-  against 81, concatenation 67-72 against 70-78. The quick set's 0.05 s per benchmark still
-  lands a single ratio on either side of 1.0. From n = 100 on tseq is ahead and the gap grows
+  the 272 of a full-width leaf. Nodes that grow in place (the tail, the builder's, the
+  rightmost path) keep room for B, and an in-place update moves a node without room to a
+  full-width one once.
+- **Never slower than naive at n = 10 and 100 (missed in both runs: worst 1.20x, a take of
+  ten, and 1.10x, an erase of ten).** With ten tensors both a tseq update and the naive
+  copy-then-edit make one allocation and about 20 reference-count updates (an erase makes two
+  fewer in tseq), and tseq's allocation comes from the node cache. Measured for 0.3 s, three
+  repetitions, in one binary on this machine: erase at the front of ten 80.6 ns against the
+  naive 90.9, in the middle 95.8 against 97.6. The quick set's 0.05 s per benchmark lands a
+  single ratio on either side of 1.0. From n = 100 on tseq is ahead (0.23x to 0.78x here) and the gap grows
   linearly.
-- **SequenceConstruct as fast as the naive copy (missed: worst 0.74-0.80x in three afternoon
-  runs of 2026-12-01, 0.79x, 0.84x and 0.81x in the evening ones).** Both copy each handle once, and
-  the atomic increments (and the decrements when the result dies) are the work: perf of tseq's
-  construct at 10^4, before the node cache, puts 45% of the samples in the copy loop (on its `lock add`) and 45% in the
-  destroy, 10% in malloc and free. tseq checks each tensor's type in the same pass; what
-  remains is one allocation per 32 tensors against one for all of them. The node cache serves
-  those leaves when they fit its 256 KiB (up to about 30,000 tensors): side by side with the
-  build before it, 0.96x at 10^4 and 0.78x at 10.
-- **push_back t(10^7)/t(10^4) <= 1.3 (tight: 1.26, 1.19 and 1.33 in the evening runs, 1.03
-  to 1.32 over eight afternoon runs; std::vector 1.7 to 2.5).** Both sizes append into a
-  tail and flush one leaf per 32 appends. At 10^4 the leaves the previous repetition freed fit
-  the node cache and at 10^7 they do not, so the cache can help the small case more (not
-  measured apart).
+- **SequenceConstruct as fast as the naive copy (missed: 0.81x in both runs).** Both copy each
+  handle once, and the atomic increments (and the decrements when the result dies) are the
+  work: perf of tseq's construct at 100 puts 50% of its samples in the copy loop and 46% in the
+  destroy, nearly all on the `lock` instructions; at 10^6, 10% in malloc and free, since one
+  allocation per 32 tensors (against one for all) no longer fits the node cache. Prefetching
+  the counts ahead of the copy did not change the ratio (13.3 ms against 11.0 at 10^6).
+- **push_back t(10^7)/t(10^4) <= 1.3 (met: 1.13 here, 1.24 in the first run; std::vector
+  2.09 and 2.26).** A full tail held alone now joins the tree in one pass down the rightmost
+  path and one back up, reading no other node (docs/design.md, "set, push_back, pop_back"):
+  side by side with the general join it replaced (five alternating runs) 0.92x the time at 10^4
+  and 0.90x at 10^7. The ratio was 1.19 to 1.33 in the runs of 2026-12-01.
 - **t(10^6)/t(10^3) below 3 (tight).** A persistent erase copies one node per level, and
   10^6 elements have one more level than 10^3 (4 against 2 plus the tail); the ratio follows
   the levels and the cache, not n.
