@@ -241,9 +241,10 @@ TEST_F(Lifetime, InPlacePushBackOntoAnExactlySizedTailMovesItOnce) {
   EXPECT_EQ(v[991].value(), 1);
 }
 
-// push_back in place of 100,000 elements from empty: a full tail joins the tree in place, so
-// every allocation is a node the final tree holds (3,125 leaves with the tail, 98 + 4 + 1 inner
-// nodes, the header) and nothing is freed on the way.
+// push_back in place of 100,000 elements from empty: every allocation is a node the final tree
+// holds (3,125 leaves with the tail, 98 + 4 + 1 inner nodes, the header) and nothing is freed
+// on the way. (The general join allocates the same nodes: this bounds the work, it does not
+// tell the in-place flush from the join.)
 TEST_F(Lifetime, InPlacePushBackAllocatesOnlyTheNodesItKeeps) {
   tseq_test::count_allocations c;
   V v;
