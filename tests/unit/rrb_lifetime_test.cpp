@@ -440,6 +440,38 @@ TEST_F(Lifetime, ConstRefUpdatesLeaveTheInputUnchangedWhenACopyOrAllocationThrow
   }
 }
 
+// The in-place flush that needs a chain (a full height-1 node under a root with room) makes
+// exactly two allocations with the new tail; when the chain's fails, the vector is left empty
+// (as by every failed && update) and no element or node leaks (TearDown counts the elements,
+// the sanitizer build the nodes).
+TEST_F(Lifetime, InPlaceFlushFailingToAllocateItsChainLeavesAnEmptyVectorAndNoLeak) {
+  const int B = static_cast<int>(V::branching);
+  const int n = 2 * B * B + B;  // the root over two full height-1 nodes, and a full tail
+  const auto pushed = [&] {
+    V v;
+    for (int i = 0; i < n; ++i) v = std::move(v).push_back(Counted(i));
+    return v;
+  };
+  {
+    V v = pushed();
+    ASSERT_EQ(v.levels(), 3u);
+    tseq_test::count_allocations c;
+    v = std::move(v).push_back(Counted(-1));
+    EXPECT_EQ(c.delta().allocations, 2);  // the chain's node, then the new tail
+    EXPECT_EQ(c.delta().deallocations, 0);
+    v.check_invariants();
+    EXPECT_EQ(v[static_cast<std::size_t>(n)].value(), -1);
+  }
+  V v = pushed();
+  {
+    tseq_test::fail_allocation_at fail(1);
+    EXPECT_THROW((void)std::move(v).push_back(Counted(-1)), std::bad_alloc);
+    EXPECT_TRUE(fail.fired());
+  }
+  EXPECT_TRUE(v.empty());
+  v.check_invariants();
+}
+
 TEST_F(Lifetime, InPlaceInsertFailingToAllocateLeavesAnEmptyVectorAndNoLeak) {
   V4 v = make<V4>(1000);
   {
