@@ -241,9 +241,8 @@ struct rrb_state_ops {
   // The rest of build() once a first full leaf `cur` is made and elements remain.
   template <class It>
   static state build_tree(state s, ref cur, It first, It last) {
-    constexpr unsigned max_levels = 64 / Bits + 2;
-    ref open[max_levels];  // open[h]: the node at height h + 1 being filled, or null
-    unsigned levels = 0;   // open[0, levels) have been used
+    ref open[tree::max_levels];  // open[h]: the node at height h + 1 being filled, or null
+    unsigned levels = 0;         // open[0, levels) have been used
     const auto push = [&](ref child) {
       for (unsigned h = 0;; ++h) {
         if (!open[h]) {

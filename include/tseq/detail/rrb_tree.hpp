@@ -45,6 +45,9 @@ struct rrb_tree {
 
   static constexpr std::size_t B = node_t::width;
   static constexpr std::size_t m = B / 2;
+  // More levels than any tree of max_size() elements has: bounds the per-level arrays of the
+  // builder and the in-place flush.
+  static constexpr unsigned max_levels = 64 / Bits + 2;
 
   // ---- basic queries ------------------------------------------------------------------------
 
@@ -978,16 +981,13 @@ struct rrb_tree {
   // only once every node is allocated (bad_alloc leaves l as it was). Kept out of line: one
   // flush in B needs it.
   TSEQ_NOINLINE static ref chain_over(ref& l, unsigned top) {
-    constexpr unsigned max_levels = 64 / Bits + 2;
     ref chain[max_levels];  // chain[k]: the new node at height k
     for (unsigned k = 1; k < top; ++k) chain[k] = new_inner();
     ref below = std::move(l);
     for (unsigned k = 1; k < top; ++k) {
       inner_t* c = as_inner(chain[k].get());
-      c->sizes()[0] = size_of(below.get());
-      c->child[0] = below.detach();
-      c->count = 1;
-      c->dense = true;
+      insert_slot(c, 0, std::move(below), B);
+      mark_dense(c, k);
       below = std::move(chain[k]);
     }
     return below;
@@ -1005,7 +1005,6 @@ struct rrb_tree {
   // Throws only bad_alloc for the chain's nodes, before anything changed.
   static bool append_leaf_in_place(node_t* r, unsigned h, ref& l) {
     TSEQ_ASSERT(l && l->is_leaf && l->count == B, "append_leaf_in_place: not a full leaf");
-    constexpr unsigned max_levels = 64 / Bits + 2;
     if (h == 0 || h >= max_levels) return false;
     inner_t* path[max_levels];  // path[k]: the node at height k
     unsigned room = 0;          // the lowest height with room, 0 when none
@@ -1020,13 +1019,10 @@ struct rrb_tree {
     // The nodes below `room` are full; the one at `room` must have room in its allocation
     // (else make_room's move: the general path).
     if (room == 0 || n->count < m || path[room]->count == path[room]->cap) return false;
-    ref below = room == 1 ? std::move(l) : chain_over(l, room);
-    inner_t* at = path[room];
-    at->sizes()[at->count] = (at->count == 0 ? 0 : at->sizes()[at->count - 1]) + B;
-    at->child[at->count++] = below.detach();
-    mark_dense(at, room);
+    insert_slot(path[room], path[room]->count, room == 1 ? std::move(l) : chain_over(l, room), B);
+    mark_dense(path[room], room);
     for (unsigned k = room + 1; k <= h; ++k) {
-      path[k]->sizes()[path[k]->count - 1] += B;
+      resize_slot(path[k], path[k]->count - 1, 0, B);  // its last child grew by B
       mark_dense(path[k], k);
     }
     return true;
