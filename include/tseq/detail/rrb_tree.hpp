@@ -1042,8 +1042,12 @@ struct rrb_tree {
   static void prefetch(const leaf_t* l) noexcept { prefetch(l, leaf_t::bytes(B)); }
   static void prefetch(const inner_t* in) noexcept { prefetch(in, sizeof(inner_t)); }
 
+  // Calls f(first, last) on each leaf below n (height h) in order. `next` is the node after n
+  // at the same height (null at the end): the prefetch window of `ahead` leaves runs on into
+  // its children, so that it does not restart (and the walk stall) at each node of height 1.
+  // `first`: no node before n in this walk (then nothing has asked for n's first leaves).
   template <class F>
-  static void for_each_leaf(const node_t* n, unsigned h, F& f) {
+  static void for_each_leaf(const node_t* n, unsigned h, F& f, const node_t* next = nullptr, bool first = true) {
     if (h == 0) {
       const leaf_t* l = as_leaf(n);
       f(l->data(), l->data() + l->count);
@@ -1051,18 +1055,33 @@ struct rrb_tree {
     }
     const inner_t* in = as_inner(n);
     if (h == 1) {
-      constexpr std::uint32_t ahead = 4;  // leaves prefetched ahead of the one visited
-      for (std::uint32_t i = 0; i < in->count && i < ahead; ++i) prefetch(as_leaf(in->child[i]));
-      for (std::uint32_t i = 0; i < in->count; ++i) {
-        if (i + ahead < in->count) prefetch(as_leaf(in->child[i + ahead]));
+      // Leaves prefetched ahead of the one visited (fewer than B: less when B is tiny).
+      constexpr std::uint32_t ahead = B > 8 ? 4 : B / 2;
+      const std::uint32_t c = in->count;
+      if (first) {
+        for (std::uint32_t i = 0; i < c && i < ahead; ++i) prefetch(as_leaf(in->child[i]));
+      }
+      // Leaf i + ahead: here while there is one, then in the next node.
+      const std::uint32_t split = c > ahead ? c - ahead : 0;
+      for (std::uint32_t i = 0; i < split; ++i) {
+        prefetch(as_leaf(in->child[i + ahead]));
+        const leaf_t* l = as_leaf(in->child[i]);
+        f(l->data(), l->data() + l->count);
+      }
+      const inner_t* nx = next != nullptr ? as_inner(next) : nullptr;
+      for (std::uint32_t i = split; i < c; ++i) {
+        if (nx != nullptr && i + ahead - c < nx->count) prefetch(as_leaf(nx->child[i + ahead - c]));
         const leaf_t* l = as_leaf(in->child[i]);
         f(l->data(), l->data() + l->count);
       }
       return;
     }
     for (std::uint32_t i = 0; i < in->count; ++i) {
-      if (i + 1 < in->count) prefetch(as_inner(in->child[i + 1]));
-      for_each_leaf(in->child[i], h - 1, f);
+      const node_t* after = i + 1 < in->count ? in->child[i + 1]
+                            : next != nullptr ? as_inner(next)->child[0]
+                                              : nullptr;
+      if (after != nullptr) prefetch(as_inner(after));
+      for_each_leaf(in->child[i], h - 1, f, after, first && i == 0);
     }
   }
 
