@@ -16,8 +16,8 @@ named below. Speed is only measured here, in Google Benchmark programs with ever
 the same binary and the same run; no unit test times anything.
 
 - **Run**: {date}, `scripts/bench --vs-ort` at the commit that last changed this page.
-- **Machine**: the project's build machine, a virtual machine with 2 vCPUs (AMD EPYC,
-  2.45 GHz), 24 GiB, Linux 6.18, Debian 12; g++ 12.2, CMake preset `release`
+- **Machine**: the project's build machine, a virtual machine with {cpus} vCPUs ({cpu}, {mhz}
+  MHz as Google Benchmark reads it), 24 GiB, Debian 12; g++ 12.2, CMake preset `release`
   (`-O3 -DNDEBUG`), Google Benchmark 1.7 (Debian's libbenchmark-dev),
   `--benchmark_min_time=0.05 --benchmark_repetitions=3` with random interleaving, each figure
   the median of the three (0.3 s, one run, for the executor models); ONNX Runtime 1.30.0 (npm
@@ -184,10 +184,12 @@ def main():
     bench = Path(sys.argv[1] if len(sys.argv) > 1 else "build/bench")
     summary = (bench / "summary.md").read_text()
     date = re.search(r"Run: (\S+)", summary).group(1)
+    machine = re.search(r"Run: \S+ on \S+ \((.*), (\S+) CPUs at (\S+) MHz\)", summary)
+    cpu, cpus, mhz = machine.groups() if machine else ("processor not recorded", "?", "?")
     targets = summary[summary.index("## Targets") + len("## Targets"):summary.index("## Tables")].strip()
     tables = summary[summary.index("## Tables (time per operation)") + len("## Tables (time per operation)"):].strip()
     root = Path(__file__).resolve().parent.parent
-    (root / "docs" / "performance.md").write_text(TEMPLATE.format(date=date, targets=targets, tables=tables))
+    (root / "docs" / "performance.md").write_text(TEMPLATE.format(date=date, cpu=cpu, cpus=cpus, mhz=mhz, targets=targets, tables=tables))
     for png in ("erase.png", "executor.png"):
         if (bench / png).exists():
             shutil.copy(bench / png, root / "docs" / "images" / png)

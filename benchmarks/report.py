@@ -358,6 +358,17 @@ plot '{dat}' using 1:2 with linespoints lw 2 pt 7 title 'tseq executor', \\
     return png
 
 
+def cpu_model():
+    """The processor this report runs on (the run's machine: scripts/bench reports right after it)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown processor"
+
+
 def main():
     if len(sys.argv) < 3:
         print(__doc__)
@@ -370,7 +381,7 @@ def main():
     host = context.get("host_name", "?")
     cpus = context.get("num_cpus", "?")
     mhz = context.get("mhz_per_cpu", "?")
-    header = f"Run: {context.get('date', '?')} on {host} ({cpus} CPUs at {mhz} MHz)"
+    header = f"Run: {context.get('date', '?')} on {host} ({cpu_model()}, {cpus} CPUs at {mhz} MHz)"
     summary = f"{header}\n\n## Targets\n\n{targets(rows)}\n\n## Tables (time per operation)\n\n{tables(rows)}\n"
     (outdir / "summary.md").write_text(summary)
     print(summary)
