@@ -98,51 +98,54 @@ same payload). See docs/embedding.md.
 
 ### Where the targets are missed or tight, and why
 
-Machines vary, and so does this one. This page is the run of 2026-12-02T02:14:47Z; the run
-four minutes before it (02:10:16Z, the same code) is "the first run" below. Both ran while the
-machine was slower than on 2026-12-01: the std::vector baseline of random index, one load per
-lookup, took 61 and 66 ns against 13 to 40 ns in the runs of the day before, and a persistent
-erase at 10^6 1.76 and 1.85 us against 1.07 to 1.56 us. Compare ratios within one run, not
-absolute times across runs. The quick set runs each benchmark for 0.05 s, so a ratio near a
-bound can land on either side of it (side-by-side figures with repetitions are in the issue
-notes).
+Machines vary, and so does this one. This page is the run of 2026-12-02T05:48:58Z; the run
+two minutes before it (05:46:44Z, the same code) is "the first run" below. The machine was
+faster than in the runs of earlier that day (an Intel Xeon where those had an AMD EPYC): the
+std::vector baseline of random index took 10 ns against 61 to 66, a persistent erase at 10^6
+1.49 us against 1.76 to 1.85. Compare ratios within one run, not absolute times across runs.
+The quick set runs each benchmark for 0.05 s, so a ratio near a bound can land on either side
+of it (side-by-side figures with repetitions are in the issue notes).
 
-- **take <= 0.3x and drop <= 0.4x a persistent erase (missed); concatenation <= 1.0x (met:
-  0.85x here, 0.95x in the first run).** Every node a take copies costs one reference-count
-  increment per child it keeps (half a node per level on average), the cut leaf one per tensor
-  handle kept, and the result's destruction undoes each: about half an erase's atomic updates,
-  measured 0.53x and 0.64x in these runs. Reaching 0.3x would mean sharing the cut leaf as the
-  new tail without copying it (a tail shorter than its leaf), which keeps the cut-off tensors
-  alive as long as the new version: rejected for a tensor runtime, where those can be large
-  payloads. A drop must also repair its new left edge, since I3 on every node off the right
-  spine is what bounds the height (docs/design.md); each repaired level copies its right
-  sibling's entries, one increment each, so a drop makes about 1.4x a take's updates
-  (`RrbCost.*`: 130 against 94 at 10^6) and measures 1.2x to 1.4x an erase here. Skipping the
-  repair, as immer does, would still leave it at a take's 0.5x. Prefetching each tensor's
-  reference count before a leaf is copied (a hook on the element type) was tried and dropped:
-  side by side it made a take at 10^6 1.07x slower and an erase of 10 tensors 1.18x slower.
-  What was done earlier: one walk per cut, only the kept children copied, no child read to
-  rebuild a size table, reference-count prefetch of the children, the seam's emptied nodes
-  reused: take 1.7x, drop 1.3x and concatenation 1.3x faster than before (`RrbCost.*` counts
-  the work: take 94 reference updates at 10^6 where it made 187).
-- **Random index on a fresh tree <= 4x std::vector (met: 1.5x here, 1.7x in the first run).**
+- **take <= 0.3x and drop <= 0.4x a persistent erase (missed: 0.63x and 1.13x here, 0.59x
+  and 1.05x in the first run); concatenation <= 1.0x (met: 0.96x and 0.89x).** Every node a
+  take copies costs one reference-count increment per child it keeps (half a node per level on
+  average), the cut leaf one per tensor handle kept, and the result's destruction undoes each:
+  about half an erase's atomic updates. Reaching 0.3x would mean sharing the cut leaf as the
+  new tail without copying it (a tail shorter than its leaf), or a node that shares a prefix
+  of another's children; either keeps the cut-off tensors alive as long as the new version:
+  rejected for a tensor runtime, where those can be large payloads. A drop must also repair
+  its new left edge, since I3 on every node off the right spine is what bounds the height
+  (docs/design.md); each repaired level copies its right sibling's entries, one increment
+  each, so a drop makes about 1.4x a take's updates (`RrbCost.*`: 130 against 94 at 10^6).
+  perf of a drop at 10^6: 39% of the samples in releasing the previous result's nodes, 25% in
+  the cut walk, 14% in exploding the nodes the repair rebuilds, 13% in copying leaf entries
+  (the cut leaf and the repair's merges), 4% in rebalance_pair. Skipping the repair, as immer
+  does, would still leave it near a take's 0.6x. Prefetching each tensor's reference count before a leaf is
+  copied (a hook on the element type) was tried and dropped: side by side it made a take at
+  10^6 1.07x slower and an erase of 10 tensors 1.18x slower.
+- **Random index <= 4x std::vector fresh and <= 20x after edits (met: 2.2x and 7.0x here).**
   tseq's lookup is a chain of dependent loads (header, root and three levels); the std::vector
   baseline is one load whose misses overlap across iterations, and the ratio follows its
-  latency. A dense inner node (every fresh one) reads no size table: the offset into child c is
-  i - c * B^h, so each level costs one cache line of the node instead of two.
-- **Traversals after 10^5 edits: handles only <= 2x std::vector (missed: 2.50x here, 3.68x in
-  the first run; 0.88x to 2.24x in the runs of 2026-12-01), following each handle <= 1.5x
-  (missed: 1.56x and 1.68x).** After random edits the 35,000 leaves (28.5 elements each) lie
-  scattered, and a walk that reads 8 bytes per element is bound by the latency of reaching each
-  leaf: with the memory latency of these runs (the index baseline above) the four leaves the
-  walk prefetches ahead do not cover it. Prefetching eight ahead was measured (five
-  alternating runs of both builds): the handles-only walk took 0.69x of its time, and the
-  walk that follows each handle 1.12x (six ahead: 0.81x and 1.22x). The two targets pull the
-  distance in opposite directions, so it stays at four; where the edited tree's nodes lie
-  (allocation order, the node cache) moves both (1.04x to 1.50x between builds with and
-  without the cache, measured 2026-12-01).
-- **Insert <= 1.5x a persistent erase (met in the first run, 1.17x; missed here, 1.52x).** On
-  a freshly built tree every leaf and every parent is full, so an insert splits a leaf and its
+  latency (a faster memory here than in the runs of earlier that day, where the ratios were
+  1.5x and 4.6x). A dense inner node (every fresh one) reads no size table: the offset into
+  child c is i - c * B^h, so each level costs one cache line of the node instead of two.
+- **Traversals after 10^5 edits: handles only <= 2x std::vector (met: 1.93x here, 1.82x in
+  the first run), following each handle <= 1.5x (missed: 1.64x and 1.65x).** After random
+  edits the 35,000 leaves (28.5 elements each) lie scattered. The walk asks for the leaves four
+  ahead of the one it visits; that window now runs on across the nodes of height 1 (each is
+  passed the node after it) instead of restarting at each, which stalled once per 16 to 32 leaves:
+  side by side with the previous build (5 alternating runs, medians) the handles walk of the
+  edited 10^6 tree took 0.89x its time (0.88x at 10^5), the int walk 0.88x, the edited walks
+  that follow each handle 0.92x and 0.97x, the fresh walks 0.92x to 1.01x. Eight and six ahead
+  with the new window: 0.91x to 1.06x of four, no consistent gain, so it stays at four;
+  prefetching the leaves into L2 only was slower in seven of eight cases (up to 1.17x). What remains is where the leaves lie. Measured outside the
+  benchmark program on the same edited 10^6 tensors, following each handle: 1.75 ms for the
+  edited tree, 1.53 ms for the same elements rebuilt into full leaves that lie scattered,
+  1.14 ms rebuilt into full leaves in allocation order, 0.98 ms for the std::vector. Huge pages
+  for the heap (`GLIBC_TUNABLES=glibc.malloc.hugetlb=1`) took the benchmark's edited walk from
+  1.54 to 1.61 ms down to 1.47 to 1.51 ms: part of the cost is TLB misses, one page per leaf.
+- **Insert <= 1.5x a persistent erase (met: 1.17x here, 1.09x in the first run).** On a
+  freshly built tree every leaf and every parent is full, so an insert splits a leaf and its
   parent: 8 allocations against the erase's 5 and about as many reference-count updates. After
   edits a full leaf usually spreads into a sibling instead (fill rule F).
 - **Node storage after 10^5 edits <= 1.2x the handle vector (met since nodes are sized for
@@ -151,28 +154,32 @@ notes).
   the 272 of a full-width leaf. Nodes that grow in place (the tail, the builder's, the
   rightmost path) keep room for B, and an in-place update moves a node without room to a
   full-width one once.
-- **Never slower than naive at n = 10 and 100 (missed in both runs: worst 1.20x, a take of
-  ten, and 1.10x, an erase of ten).** With ten tensors both a tseq update and the naive
-  copy-then-edit make one allocation and about 20 reference-count updates (an erase makes two
-  fewer in tseq), and tseq's allocation comes from the node cache. Measured for 0.3 s, three
-  repetitions, in one binary on this machine: erase at the front of ten 80.6 ns against the
-  naive 90.9, in the middle 95.8 against 97.6. The quick set's 0.05 s per benchmark lands a
-  single ratio on either side of 1.0. From n = 100 on tseq is ahead (0.23x to 0.78x here) and the gap grows
-  linearly.
-- **SequenceConstruct as fast as the naive copy (missed: 0.81x in both runs).** Both copy each
-  handle once, and the atomic increments (and the decrements when the result dies) are the
-  work: perf of tseq's construct at 100 puts 50% of its samples in the copy loop and 46% in the
-  destroy, nearly all on the `lock` instructions; at 10^6, 10% in malloc and free, since one
-  allocation per 32 tensors (against one for all) no longer fits the node cache. Prefetching
-  the counts ahead of the copy did not change the ratio (13.3 ms against 11.0 at 10^6).
-- **push_back t(10^7)/t(10^4) <= 1.3 (met: 1.13 here, 1.24 in the first run; std::vector
-  2.09 and 2.26).** A full tail held alone now joins the tree in one pass down the rightmost
-  path and one back up, reading no other node (docs/design.md, "set, push_back, pop_back"):
-  side by side with the general join it replaced (five alternating runs) 0.92x the time at 10^4
-  and 0.90x at 10^7. The ratio was 1.19 to 1.33 in the runs of 2026-12-01.
-- **t(10^6)/t(10^3) below 3 (tight).** A persistent erase copies one node per level, and
-  10^6 elements have one more level than 10^3 (4 against 2 plus the tail); the ratio follows
-  the levels and the cache, not n.
+- **Never slower than naive at n = 10 and 100 (missed in both runs, by a take from ten
+  tensors: 1.04x and 1.07x).** With ten tensors both a tseq update and the naive copy-then-edit
+  make one allocation and about 20 reference-count updates (an erase makes two fewer in tseq),
+  and tseq's allocation comes from the node cache. Measured for 0.3 s, five interleaved
+  repetitions, in one binary on this machine: a take from ten 60.1 ns against the naive 59.4,
+  a concatenation of two fives 109 against 109, an erase in the middle of ten 110 against 116,
+  a drop 62.8 against 69.3. The quick set's 0.05 s per benchmark lands such a ratio on either
+  side of 1.0. From n = 100 on tseq is ahead (0.12x to 0.65x here) and the gap grows linearly.
+- **SequenceConstruct as fast as the naive copy (missed: 0.89x here at 10^5, 0.86x at 10^6
+  in the first run; 0.90x to 1.04x at the other sizes).** Both copy each handle once, and the
+  atomic increments (and the decrements when the result dies) are the work: perf of tseq's
+  construct at 10^4 puts 52% of its samples in the copy loop and 48% in the destroy, nearly
+  all on the `lock` instructions. From 10^5 on, one allocation per 32 tensors (against one for
+  all) no longer fits the per-thread node cache (256 KiB), and malloc and free make the
+  difference: built outside the benchmark program with a 4 MiB cache, tseq's construct of
+  10^5 took 0.98x to 1.03x the copy's time (1.06x to 1.13x with the default). The budget stays
+  (docs/embedding.md, "Allocators": it is memory each thread keeps). Prefetching the counts
+  ahead of the copy did not change the ratio (13.3 ms against 11.0 at 10^6).
+- **push_back t(10^7)/t(10^4) <= 1.3 (met: 1.20 in both runs; std::vector 1.72 and 1.32).**
+  A full tail held alone joins the tree in one pass down the rightmost path and one back up,
+  reading no other node (docs/design.md, "set, push_back, pop_back"): side by side with the
+  general join it replaced (five alternating runs) 0.92x the time at 10^4 and 0.90x at 10^7.
+  The ratio was 1.13 and 1.24 in the runs of 02:14:47Z and 02:10:16Z.
+- **t(10^6)/t(10^3) below 3 (met: 2.16x).** A persistent erase copies one node per level,
+  and 10^6 elements have one more level than 10^3 (4 against 2 plus the tail); the ratio
+  follows the levels and the cache, not n.
 
 ## Tables (time per operation)
 
