@@ -1077,9 +1077,13 @@ struct rrb_tree {
       return;
     }
     for (std::uint32_t i = 0; i < in->count; ++i) {
-      const node_t* after = i + 1 < in->count ? in->child[i + 1]
-                            : next != nullptr ? as_inner(next)->child[0]
-                                              : nullptr;
+      // The node after child i at its height: its right sibling, else the first child of next.
+      const node_t* after = nullptr;
+      if (i + 1 < in->count) {
+        after = in->child[i + 1];
+      } else if (next != nullptr) {
+        after = as_inner(next)->child[0];
+      }
       if (after != nullptr) prefetch(as_inner(after));
       for_each_leaf(in->child[i], h - 1, f, after, first && i == 0);
     }
