@@ -120,8 +120,8 @@ of it (side-by-side figures with repetitions are in the issue notes).
   perf of a drop at 10^6: 39% of the samples in releasing the previous result's nodes, 25% in
   the cut walk, 14% in exploding the nodes the repair rebuilds, 13% in copying leaf entries
   (the cut leaf and the repair's merges), 4% in rebalance_pair. Skipping the repair, as immer
-  does, would still leave it near a take's 0.6x. Prefetching each tensor's reference count before a leaf is
-  copied (a hook on the element type) was tried and dropped: side by side it made a take at
+  does, would still leave it near a take's 0.6x. Prefetching each tensor's reference count
+  before a leaf is copied (a hook on the element type) was tried and dropped: side by side it made a take at
   10^6 1.07x slower and an erase of 10 tensors 1.18x slower.
 - **Random index <= 4x std::vector fresh and <= 20x after edits (met: 2.2x and 7.0x here).**
   tseq's lookup is a chain of dependent loads (header, root and three levels); the std::vector
@@ -129,17 +129,24 @@ of it (side-by-side figures with repetitions are in the issue notes).
   latency (a faster memory here than in the runs of earlier that day, where the ratios were
   1.5x and 4.6x). A dense inner node (every fresh one) reads no size table: the offset into
   child c is i - c * B^h, so each level costs one cache line of the node instead of two.
+  After the edits the tree is a level taller (35,000 leaves are more than 32^3) and its
+  relaxed nodes make the radix guess step forward a varying number of times. Counting the
+  first eight steps without a branch, to avoid the mispredicted loop exit, made the edited
+  index 1.49x slower side by side: the loop lets the processor guess the next level's address
+  and load it early, the count makes it wait for the size table. Side by side with immer's
+  flex_vector (a scratch build, 2026-12-02) tseq's index takes 1.17x its time fresh and 1.68x
+  after the same edits.
 - **Traversals after 10^5 edits: handles only <= 2x std::vector (met: 1.93x here, 1.82x in
   the first run), following each handle <= 1.5x (missed: 1.64x and 1.65x).** After random
   edits the 35,000 leaves (28.5 elements each) lie scattered. The walk asks for the leaves four
   ahead of the one it visits; that window now runs on across the nodes of height 1 (each is
-  passed the node after it) instead of restarting at each, which stalled once per 16 to 32 leaves:
-  side by side with the previous build (5 alternating runs, medians) the handles walk of the
+  passed the node after it) instead of restarting at each, which stalled once per 16 to 32
+  leaves: side by side with the previous build (5 alternating runs, medians) the handles walk of the
   edited 10^6 tree took 0.89x its time (0.88x at 10^5), the int walk 0.88x, the edited walks
   that follow each handle 0.92x and 0.97x, the fresh walks 0.92x to 1.01x. Eight and six ahead
   with the new window: 0.91x to 1.06x of four, no consistent gain, so it stays at four;
-  prefetching the leaves into L2 only was slower in seven of eight cases (up to 1.17x). What remains is where the leaves lie. Measured outside the
-  benchmark program on the same edited 10^6 tensors, following each handle: 1.75 ms for the
+  prefetching the leaves into L2 only was slower in seven of eight cases (up to 1.17x). What
+  remains is where the leaves lie. Measured outside the benchmark program on the same edited 10^6 tensors, following each handle: 1.75 ms for the
   edited tree, 1.53 ms for the same elements rebuilt into full leaves that lie scattered,
   1.14 ms rebuilt into full leaves in allocation order, 0.98 ms for the std::vector. Huge pages
   for the heap (`GLIBC_TUNABLES=glibc.malloc.hugetlb=1`) took the benchmark's edited walk from
