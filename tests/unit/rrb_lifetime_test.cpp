@@ -487,4 +487,70 @@ TEST_F(Lifetime, InPlaceInsertFailingToAllocateLeavesAnEmptyVectorAndNoLeak) {
   EXPECT_EQ(v.size(), 999u);
 }
 
+// absorb_split, the inner-node counterpart of fill rule F. At B = 4, 32 elements build a root
+// over a full height-1 node (four full leaves) and one with three leaves, and a full tail. An
+// insert at 1 finds no leaf with room within three slots, so its leaf splits, and then its full
+// parent: the parent's two halves and the neighbour with room are laid out again over two
+// nodes, so the root still has two children (three inner nodes; the split alone makes four).
+TEST_F(Lifetime, InsertThatSplitsAFullParentSharesItsChildrenWithANeighbourWithRoom) {
+  const V4 v = make<V4>(32);
+  ASSERT_EQ(v.levels(), 3u);
+  ASSERT_EQ(v.storage().inner_nodes, 3u);
+  std::vector<int> model = values(v);
+  model.insert(model.begin() + 1, -1);
+  {
+    tseq_test::count_allocations c;
+    const V4 w = v.insert(1, Counted(-1));
+    // The header, the root, the parent, two leaves for the split one, the parent's right half
+    // and the second of the two rebuilt nodes (the first reuses the parent's).
+    EXPECT_EQ(c.delta().allocations, 7);
+    w.check_invariants();
+    EXPECT_EQ(values(w), model);
+    EXPECT_EQ(w.levels(), 3u);
+    EXPECT_EQ(w.storage().inner_nodes, 3u);
+  }
+  EXPECT_EQ(values(v), values(make<V4>(32)));  // the input is unchanged
+  v.check_invariants();
+  V4 x = make<V4>(32);
+  x = std::move(x).insert(1, Counted(-1));
+  x.check_invariants();
+  EXPECT_EQ(values(x), model);
+  EXPECT_EQ(x.storage().inner_nodes, 3u);
+}
+
+// Every allocation of that insert failing in turn: the const& form leaves its input as it was,
+// the && form an empty vector, and nothing leaks (TearDown counts the elements, the sanitizer
+// build the nodes).
+TEST_F(Lifetime, InsertSharingASplitParentsChildrenKeepsItsGuaranteesWhenAnAllocationFails) {
+  const std::vector<int> before = values(make<V4>(32));
+  int completed_at = 0;
+  for (int k = 1; k <= 20 && completed_at == 0; ++k) {
+    const V4 v = make<V4>(32);
+    V4 x = make<V4>(32);
+    bool fired = false;
+    {
+      tseq_test::fail_allocation_at fail(k);
+      try {
+        const V4 w = v.insert(1, Counted(-1));
+        (void)w;
+      } catch (const std::bad_alloc&) {
+      }
+      fired = fail.fired();
+    }
+    v.check_invariants();
+    EXPECT_EQ(values(v), before) << "allocation " << k;
+    {
+      tseq_test::fail_allocation_at fail(k);
+      try {
+        x = std::move(x).insert(1, Counted(-1));
+      } catch (const std::bad_alloc&) {
+        EXPECT_TRUE(x.empty()) << "allocation " << k;
+      }
+    }
+    x.check_invariants();
+    if (!fired) completed_at = k;
+  }
+  EXPECT_EQ(completed_at, 8);  // seven allocations, each failed once
+}
+
 }  // namespace

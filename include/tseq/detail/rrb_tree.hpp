@@ -469,6 +469,34 @@ struct rrb_tree {
     mark_dense(in, h);
   }
 
+  // Child c of the editable node `in` (height h >= 2, so its children are inner nodes) has just
+  // split into itself and `ex`. When a neighbour of c is not full, the children of the three
+  // are laid out again over two nodes, so that `in` gains no child: the inner-node counterpart
+  // of fill rule F (a packed tree's full parents would otherwise split in halves as it grows;
+  // docs/design.md). Only the neighbour's header is read. Returns false, having done nothing,
+  // otherwise; true with `in`'s table counting the inserted element.
+  static bool absorb_split(inner_t* in, unsigned h, std::uint32_t c, ref& ex, bool rightmost) {
+    const bool right = c + 1 < in->count && in->child[c + 1]->count < B;
+    const bool left = !right && c > 0 && in->child[c - 1]->count < B;
+    if (!right && !left) return false;
+    const std::uint32_t a = right ? c : c - 1;  // the pair of slots the three go back into
+    const bool pair_rightmost = rightmost && a + 2 == in->count;
+    kids k;
+    ref first = explode(take_child(in, a), k);
+    ref second = right ? explode(std::move(ex), k) : explode(take_child(in, a + 1), k);
+    ref third = right ? explode(take_child(in, a + 1), k) : explode(std::move(ex), k);
+    ref spare = right ? std::move(first) : std::move(second);  // c's node: ours, room for B
+    ref r2;
+    ref r1 = build_inner(k, 0, k.n, split_point(k.n, pair_rightmost), h - 1, r2, std::move(spare), pair_rightmost);
+    TSEQ_ASSERT(r2, "absorb_split: more than B children make two nodes");
+    for (std::uint32_t j = a + 1; j < in->count; ++j) ++in->sizes()[j];  // the inserted element
+    in->sizes()[a] = (a == 0 ? 0 : in->sizes()[a - 1]) + size_of(r1.get());
+    in->child[a] = r1.detach();
+    in->child[a + 1] = r2.detach();
+    mark_dense(in, h);
+    return true;
+  }
+
   // Restores (I3) along the chain of first children below root n, which drop() left possibly
   // under-full. Top-down: each inner child on the chain is first given m + 1 entries, so that
   // the merge one level further down, which takes one, still leaves it m. Nodes we do not
@@ -608,6 +636,7 @@ struct rrb_tree {
       return n;
     }
     // Child c split in two: its first part stays in slot c, the second goes after it.
+    if (h >= 2 && absorb_split(in, h, c, ex, rightmost)) return n;
     const std::size_t was = slot_size(in, c);
     const std::size_t now = size_of(in->child[c]);
     resize_slot(in, c, was, now);
