@@ -483,8 +483,15 @@ struct rrb_tree {
     const bool pair_rightmost = rightmost && a + 2 == in->count;
     kids k;
     ref first = explode(take_child(in, a), k);
-    ref second = right ? explode(std::move(ex), k) : explode(take_child(in, a + 1), k);
-    ref third = right ? explode(take_child(in, a + 1), k) : explode(std::move(ex), k);
+    ref second;  // the emptied nodes (ex's is freed with it)
+    ref third;
+    if (right) {  // c, ex, then the neighbour
+      second = explode(std::move(ex), k);
+      third = explode(take_child(in, a + 1), k);
+    } else {  // the neighbour, c, then ex
+      second = explode(take_child(in, a + 1), k);
+      third = explode(std::move(ex), k);
+    }
     ref spare = right ? std::move(first) : std::move(second);  // c's node: ours, room for B
     ref r2;
     ref r1 = build_inner(k, 0, k.n, split_point(k.n, pair_rightmost), h - 1, r2, std::move(spare), pair_rightmost);
