@@ -130,7 +130,7 @@ of it (side-by-side figures with repetitions are in the issue notes).
   latency (a faster memory here than in the runs of earlier that day, where the ratios were
   1.5x and 4.6x). A dense inner node (every fresh one) reads no size table: the offset into
   child c is i - c * B^h, so each level costs one cache line of the node instead of two.
-  After the edits the tree is a level taller (35,000 leaves are more than 32^3) and its
+  After the edits the tree is a level taller (34,900 leaves are more than 32^3) and its
   relaxed nodes make the radix guess step forward a varying number of times, more of them the
   emptier the inner nodes at heights 2 and up are. Those held 18.2 children on average after
   the edits (2,040 inner nodes against 1,009 fresh), since a packed tree's full parents split
@@ -138,7 +138,8 @@ of it (side-by-side figures with repetitions are in the issue notes).
   46 ns per index against 72. Fill rule F' (docs/design.md) now shares a splitting parent's
   children with a neighbour that has room: 25.5 children per inner node, 1,422 nodes, and side
   by side with the build before it (5 alternating runs) the edited index takes 0.88x its time
-  at 10^6 (0.93x at 10^5, ints 0.92x), erase, insert, take, drop and concatenation within 2%.
+  at 10^6 (0.93x at 10^5, ints 0.92x), erase, insert, take, drop and concatenation 0.98x to
+  1.02x.
   Counting the relaxed steps without a branch, to avoid the mispredicted loop exit, made the
   edited index 1.49x slower: the loop lets the processor guess the next level's address and
   load it early, the count makes it wait for the size table. Side by side with immer's
@@ -146,21 +147,22 @@ of it (side-by-side figures with repetitions are in the issue notes).
   same edits (1.68x before F').
 - **Traversals after 10^5 edits: handles only <= 2x std::vector (met: 1.63x here, 1.87x in
   the first run), following each handle <= 1.5x (met here, 1.46x; missed in the first run,
-  1.56x).** After random
-  edits the 35,000 leaves (28.5 elements each) lie scattered. The walk asks for the leaves four
-  ahead of the one it visits; that window now runs on across the nodes of height 1 (each is
-  passed the node after it) instead of restarting at each, which stalled once per 16 to 32
-  leaves: side by side with the previous build (5 alternating runs, medians) the handles walk of the
-  edited 10^6 tree took 0.89x its time (0.88x at 10^5), the int walk 0.88x, the edited walks
-  that follow each handle 0.92x and 0.97x, the fresh walks 0.92x to 1.01x. Eight and six ahead
-  with the new window: 0.91x to 1.06x of four, no consistent gain, so it stays at four;
-  prefetching the leaves into L2 only was slower in seven of eight cases (up to 1.17x). Fill
-  rule F' took the handles walk to 0.93x to 0.96x side by side. What remains is where the
-  leaves lie. Measured outside the benchmark program on the same edited 10^6 tensors, following each handle: 1.75 ms for the
-  edited tree, 1.53 ms for the same elements rebuilt into full leaves that lie scattered,
-  1.14 ms rebuilt into full leaves in allocation order, 0.98 ms for the std::vector. Huge pages
-  for the heap (`GLIBC_TUNABLES=glibc.malloc.hugetlb=1`) took the benchmark's edited walk from
-  1.54 to 1.61 ms down to 1.47 to 1.51 ms: part of the cost is TLB misses, one page per leaf.
+  1.56x).** After random edits the 34,900 leaves (28.7 elements each) lie scattered. The
+  walk asks for the leaves four ahead of the one it visits; that window now runs on across the
+  nodes of height 1 (each is passed the node after it) instead of restarting at each, which
+  stalled once per 16 to 32 leaves: side by side with the previous build (5 alternating runs,
+  medians) the handles walk of the edited 10^6 tree took 0.89x its time (0.88x at 10^5), the
+  int walk 0.88x, the edited walks that follow each handle 0.92x and 0.97x, the fresh walks
+  0.92x to 1.01x. Eight and six ahead with the new window: 0.91x to 1.06x of four, no
+  consistent gain, so it stays at four; prefetching the leaves into L2 only was slower in seven
+  of eight cases (up to 1.17x). Fill rule F' took the handles walk to 0.93x to 0.96x side by
+  side. What remains is where the leaves lie. Measured before F' outside the benchmark program,
+  on the same edited 10^6 tensors, following each handle: 1.75 ms for the edited tree, 1.53 ms
+  for the same elements rebuilt into full leaves that lie scattered, 1.14 ms rebuilt into full
+  leaves in allocation order, 0.98 ms for the std::vector. Huge pages for the heap
+  (`GLIBC_TUNABLES=glibc.malloc.hugetlb=1`) took the benchmark's edited walk from 1.54 to 1.61
+  ms down to 1.47 to 1.51 ms (two runs each, before F'): part of the cost is TLB misses, one
+  page per leaf.
 - **Insert <= 1.5x a persistent erase (met: 1.10x here, 1.13x in the first run).** On a
   freshly built tree every leaf and every parent is full, so an insert splits a leaf and its
   parent: 8 allocations against the erase's 5 and about as many reference-count updates. After

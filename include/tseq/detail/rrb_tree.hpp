@@ -481,18 +481,21 @@ struct rrb_tree {
     if (!right && !left) return false;
     const std::uint32_t a = right ? c : c - 1;  // the pair of slots the three go back into
     const bool pair_rightmost = rightmost && a + 2 == in->count;
+    // The children in order: c, ex, then the neighbour, or the neighbour, c, then ex. c's node,
+    // emptied, is reused (ours, and full before it split: room for B); the other two emptied
+    // nodes are freed on return.
     kids k;
-    ref first = explode(take_child(in, a), k);
-    ref second;  // the emptied nodes (ex's is freed with it)
-    ref third;
-    if (right) {  // c, ex, then the neighbour
-      second = explode(std::move(ex), k);
-      third = explode(take_child(in, a + 1), k);
-    } else {  // the neighbour, c, then ex
-      second = explode(take_child(in, a + 1), k);
-      third = explode(std::move(ex), k);
+    ref spare;
+    ref others[2];
+    if (right) {
+      spare = explode(take_child(in, c), k);
+      others[0] = explode(std::move(ex), k);
+      others[1] = explode(take_child(in, c + 1), k);
+    } else {
+      others[0] = explode(take_child(in, c - 1), k);
+      spare = explode(take_child(in, c), k);
+      others[1] = explode(std::move(ex), k);
     }
-    ref spare = right ? std::move(first) : std::move(second);  // c's node: ours, room for B
     ref r2;
     ref r1 = build_inner(k, 0, k.n, split_point(k.n, pair_rightmost), h - 1, r2, std::move(spare), pair_rightmost);
     TSEQ_ASSERT(r2, "absorb_split: more than B children make two nodes");
