@@ -14,11 +14,15 @@ from pathlib import Path
 
 
 def times(path):
+    """Real time per benchmark of one round; aggregates and runs stopped by an error left out."""
     try:
         data = json.loads(Path(path).read_text())
-    except json.JSONDecodeError:
+        return {b["name"]: b["real_time"] for b in data["benchmarks"]
+                if b.get("run_type") != "aggregate" and not b.get("error_occurred") and b["real_time"] > 0}
+    except OSError as e:
+        raise SystemExit(f"compare.py: cannot read {path}: {e.strerror}")
+    except (json.JSONDecodeError, KeyError, TypeError):
         raise SystemExit(f"compare.py: {path} holds no benchmark results (did the filter match any benchmark?)")
-    return {b["name"]: b["real_time"] for b in data["benchmarks"] if b.get("run_type") != "aggregate"}
 
 
 def main(argv):
@@ -33,6 +37,11 @@ def main(argv):
         print("compare.py: need the same number of rounds (at least one) of each build", file=sys.stderr)
         return 2
     names = [n for n in base[0] if all(n in r for r in base + this)]
+    seen = {n for r in base + this for n in r}
+    dropped = sorted(seen - set(names))
+    if dropped:
+        print("compare.py: left out, not measured in every round of both builds: " + ", ".join(dropped),
+              file=sys.stderr)
     if not names:
         print("compare.py: no benchmark ran in every round of both builds", file=sys.stderr)
         return 1

@@ -12,7 +12,7 @@ from pathlib import Path
 TEMPLATE = """# Performance
 
 All figures on this page come from one run of `scripts/bench --vs-ort` (the quick set),
-named below. Speed is only measured here, in Google Benchmark programs with every baseline in
+named below, except where a paragraph names another run or a scratch program. Speed is only measured here, in Google Benchmark programs with every baseline in
 the same binary and the same run; no unit test times anything.
 
 - **Run**: {date}, `scripts/bench --vs-ort` at the commit that last changed this page.
@@ -208,47 +208,51 @@ of it (side-by-side figures with repetitions are in the issue notes).
   and 10^6 elements have one more level than 10^3 (4 against 2 plus the tail); the ratio
   follows the levels and the cache, not n.
 - **On another machine (run of 2026-12-02T14:02:06Z, `scripts/bench`, the code of this page's
-  run, an AMD EPYC, 2 vCPUs at 2596 MHz): 23 PASS, 6 MISS.** Atomic updates cost less there,
-  so a persistent erase at 10^6 took 864 ns (1.52 us here) and every target stated as a
-  fraction of it is harder: take 0.67x, drop 1.29x, and the in-place erase+push_back, which
-  is cache misses more than atomics, 0.35x (met here, 0.14x). The erase of one of ten tensors
-  came out 1.13x the naive copy in that run; five repetitions of 0.3 s right after gave 55.2
-  against 50.2 ns, two further quick runs 53.2 against 55.8 and 49.3 against 48.6: parity
-  within the noise, as above. Side by side with immer's flex_vector on that machine (a
-  scratch program, g++ -O3, tensor handles, 10^6 unless said, five interleaved repetitions,
-  tseq/immer): erase 0.46 (0.39 at 10^5), insert 0.56, concatenation 0.91, index 0.97 fresh
-  and 1.42 after the edits, take 1.20 (1.24 at 10^5), drop 1.96 (2.06), the walk following
-  each handle after the edits 0.46, the handles-only walk 1.10 after the edits and 1.69 fresh
-  (1.25 and 1.61 in two reruns), push_back 1.39 at 10^4 and 1.24 at 10^7 (three iterations
-  each). In the same program immer's take and drop took 0.52x and 0.62x of tseq's erase: the
-  take and drop bounds are beyond the strongest persistent vector too. Tried there side by
-  side with this page's code (three to five alternating rounds, what `scripts/bench-compare`
-  now does), not kept:
-  - Skipping drop's left-edge repair (a bound, not a valid tree: I3 breaks): 0.53x the time
-    of a drop at 10^6, 0.55x at 10^4. The repair is half of a drop; it stays, as I3 is what
-    keeps the height bound.
-  - Prefetching the whole leaf when an erase reaches height 1: the in-place erase at 10^6
-    1.23x slower (1.03x with write intent), the persistent one no faster.
+  run, an AMD EPYC, 2 vCPUs at 2596 MHz): 23 PASS, 6 MISS.** A persistent erase at 10^6 took 864
+  ns there (1.52 us here, 1.76 to 1.85 us on the EPYC machine of the runs of 02:10Z and 02:14Z:
+  machines of one name differ), and every target stated as a fraction of it is harder: take
+  0.67x, drop 1.29x, and the in-place erase+push_back 0.35x (met here, 0.14x; perf puts it on
+  cache misses, the leaf's header and elements, more than on atomic updates, which a persistent
+  erase is made of). An erase of one of ten tensors was 1.13x the naive copy in that run; five
+  repetitions of 0.3 s right after gave tseq 55.2 ns against the naive 50.2, two further quick
+  runs tseq 53.2 against 55.8 and 49.3 against 48.6: the ratio moves between 0.95 and 1.10 from
+  run to run. Side by side with immer's flex_vector on that machine (a scratch program, g++ -O3,
+  tensor handles, 10^6 unless said, five interleaved repetitions, tseq/immer): erase 0.46 (0.39
+  at 10^5), insert 0.56, concatenation 0.91, index 0.97 fresh and 1.42 after the edits, take
+  1.20 (1.24 at 10^5), drop 1.96 (2.06), the walk following each handle after the edits 0.46,
+  the handles-only walk 1.10 after the edits and 1.69 fresh (1.25 and 1.61 in two reruns),
+  push_back 1.39 at 10^4 and 1.24 at 10^7 (three iterations each). The take and drop bounds are
+  fractions of tseq's erase, which is 2.2x faster than immer's: immer's take and drop took 0.52x
+  and 0.62x of tseq's erase in the same program (0.24x and 0.29x of immer's own), so no
+  implementation measured here meets them as stated. Tried there side by side with this page's
+  code (three to five alternating rounds, what `scripts/bench-compare` now does), not kept:
+  - Skipping drop's left-edge repair (a bound, not a valid tree: I3 breaks): 0.53x the time of a
+    drop at 10^6, 0.55x at 10^4. The repair is half of a drop; it stays, as I3 is what keeps the
+    height bound.
+  - Prefetching the whole leaf when an erase reaches height 1: the in-place erase at 10^6 1.23x
+    slower (1.03x with write intent), the persistent one no faster.
   - Passing a full leaf's range to for_each_chunk with its length known at compile time, as
-    immer's full leaves are (`full_leaf_pos::count()`): the fresh handles-only walk took 0.5x to 0.6x the time, but the
-    inlined body is then unrolled for 32 elements, which helps a sum and not a body that
-    follows pointers. Decided per leaf, the edited walk following each handle was 1.2x slower
-    (full and partial leaves alternate: the test mispredicts); per dense node, the fresh walk
-    following each handle was 1.25x to 1.58x slower in one arrangement of the code and the
-    edited handles walk 1.4x slower in another.
+    immer's full leaves are (`full_leaf_pos::count()`): the fresh handles-only walk took 0.5x to
+    0.6x the time, but the inlined body is then unrolled for 32 elements, which helps a sum and
+    not a body that follows pointers. Decided per leaf, the edited walk following each handle
+    was 1.2x slower (full and partial leaves alternate: the test mispredicts); per dense node,
+    the fresh walk following each handle was 1.25x to 1.58x slower in one arrangement of the
+    code and the edited handles walk 1.4x slower in another.
   - A search hint in each relaxed inner node (2^32 x count / elements, in the header's cache
-    line) to start the size-table search near the right child. After the edits the radix
-    start falls 1.4, 3.9 and 6.5 children short at heights 1, 2 and 3 on average, the hint
-    0.3, 0.3 and 0.7 away (either side). The edited index took 0.79x the time at 10^5 but
-    1.23x at 10^6 (1.09x with the hint at heights 2 and up only): the table's address then
-    waits for the header instead of being asked for with it (prefetching the child's whole
-    table with its header did not help: 1.24x). Kept in the parent beside the child pointer
-    (a scratch build, hints computed once over the edited tree): 0.85x at 10^5, 1.20x at
-    10^6. The radix start needs nothing loaded to be computed, so the processor asks for
-    the size-table lines it predicts the scan will read at once; any hint read from memory
-    puts one more miss before them.
-  - Without prefetch_for_refcount: take, drop and concatenation at 10^4 0.88x to 0.94x, the
-    erase at 10^4 1.09x slower, the rest at 10^6 0.94x to 1.0x: no consistent gain.
+    line) to start the size-table search near the right child. After the edits the radix start
+    falls 1.4, 3.9 and 6.5 children short at heights 1, 2 and 3 on average, the hint 0.3, 0.3
+    and 0.7 away (either side). The edited index took 0.79x the time at 10^5 but 1.23x at 10^6
+    (1.09x with the hint at heights 2 and up only): the table's address then waits for the
+    header instead of being asked for with it (prefetching the child's whole table with its
+    header did not help: 1.24x). Stored in the parent beside the child pointer (a scratch build,
+    hints computed once over the edited tree): 0.85x at 10^5, 1.20x at 10^6. The radix start
+    needs nothing loaded to be computed, so the processor asks for the size-table lines it
+    predicts the scan will read at once; any hint read from memory puts one more miss before
+    them.
+  - Without prefetch_for_refcount (the prefetch of the child nodes' counts before a node is
+    copied, not the per-tensor prefetch tried above): take, drop and concatenation at 10^4 0.88x
+    to 0.94x, the erase at 10^4 1.09x slower, the rest at 10^6 0.94x to 1.0x: no consistent
+    gain, so it stays.
 
 ## Tables (time per operation)
 

@@ -57,6 +57,20 @@ class CompareTest(unittest.TestCase):
             r = run(str(out), *b, "--", *t)
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertEqual([row["name"] for row in json.loads(out.read_text())["benchmarks"]], ["X"])
+            self.assertIn("left out, not measured in every round of both builds: Y", r.stderr)
+
+    def test_a_run_stopped_by_an_error_is_left_out(self):
+        with tempfile.TemporaryDirectory() as d:
+            b = [round_file(d, "b1", {"X": 1.0, "E": 1.0})]
+            p = Path(d) / "t1"
+            p.write_text(json.dumps({"benchmarks": [
+                {"name": "X", "run_type": "iteration", "real_time": 2.0},
+                {"name": "E", "run_type": "iteration", "real_time": 0, "error_occurred": True}]}))
+            out = Path(d) / "out.json"
+            r = run(str(out), *b, "--", str(p))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            rows = json.loads(out.read_text())["benchmarks"]
+            self.assertEqual([(row["name"], row["ratio"]) for row in rows], [("X", 2.0)])
 
     def test_unequal_rounds_empty_output_and_no_common_benchmark_fail(self):
         with tempfile.TemporaryDirectory() as d:
@@ -74,6 +88,9 @@ class CompareTest(unittest.TestCase):
             r = run(out, one, "--", other)
             self.assertEqual(r.returncode, 1)
             self.assertIn("no benchmark ran in every round", r.stderr)
+            r = run(out, str(Path(d) / "absent.json"), "--", one)
+            self.assertNotEqual(r.returncode, 0)
+            self.assertIn("cannot read", r.stderr)
             self.assertEqual(run(out).returncode, 2)  # usage
 
 
