@@ -13,11 +13,14 @@ import sys
 from pathlib import Path
 
 
+NS_PER = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}  # Google Benchmark's time_unit values
+
+
 def times(path):
-    """Real time per benchmark of one round; aggregates and runs stopped by an error left out."""
+    """Real time in ns per benchmark of one round; aggregates and runs stopped by an error left out."""
     try:
         data = json.loads(Path(path).read_text())
-        return {b["name"]: b["real_time"] for b in data["benchmarks"]
+        return {b["name"]: b["real_time"] * NS_PER[b.get("time_unit", "ns")] for b in data["benchmarks"]
                 if b.get("run_type") != "aggregate" and not b.get("error_occurred") and b["real_time"] > 0}
     except OSError as e:
         raise SystemExit(f"compare.py: cannot read {path}: {e.strerror}")

@@ -32,8 +32,10 @@ the same binary and the same run; no unit test times anything.
   in a worktree under `build/compare/` and the working tree (the release preset for both),
   runs the benchmarks FILTER selects from each in alternating rounds (5 by default) and prints
   both medians, their ratio and the range of the per-round ratios. Run against HEAD on an
-  unchanged tree it shows the noise: two identical builds, three rounds of 0.1 s, gave
-  per-round ratios of 0.87 to 1.02 for take and drop at 10 and 10^6 (2026-12-02, AMD EPYC).
+  unchanged tree it shows the noise: `scripts/bench-compare HEAD
+  '^(Take|Drop)/random/tseq/payload:16/n:(10|1000000)$' --rounds 3 --min-time 0.1` (two
+  identical builds) gave per-round ratios of 0.87 to 1.02 in one run and 0.95 to 1.11 in
+  another (2026-12-02, AMD EPYC): below about 10%, a difference needs more rounds.
 
 ## What is measured
 
@@ -232,12 +234,13 @@ of it (side-by-side figures with repetitions are in the issue notes).
   - Prefetching the whole leaf when an erase reaches height 1: the in-place erase at 10^6 1.23x
     slower (1.03x with write intent), the persistent one no faster.
   - Passing a full leaf's range to for_each_chunk with its length known at compile time, as
-    immer's full leaves are (`full_leaf_pos::count()`): the fresh handles-only walk took 0.5x to
-    0.6x the time, but the inlined body is then unrolled for 32 elements, which helps a sum and
-    not a body that follows pointers. Decided per leaf, the edited walk following each handle
-    was 1.2x slower (full and partial leaves alternate: the test mispredicts); per dense node,
-    the fresh walk following each handle was 1.25x to 1.58x slower in one arrangement of the
-    code and the edited handles walk 1.4x slower in another.
+    immer's full leaves are (`full_leaf_pos::count()`): the fresh handles-only walk took 0.43x
+    to 0.66x the time (10^3 to 10^6), but the inlined body is then unrolled for 32 elements,
+    which helps a sum and not a body that follows pointers. Decided per leaf, the edited walk
+    following each handle was 1.23x slower at 10^5 and 1.09x at 10^6 (full and partial leaves
+    alternate: the test mispredicts); per dense node, the fresh walk following each handle was
+    1.25x to 1.58x slower in one arrangement of the code and the edited handles walk 1.4x slower
+    in another.
   - A search hint in each relaxed inner node (2^32 x count / elements, in the header's cache
     line) to start the size-table search near the right child. After the edits the radix start
     falls 1.4, 3.9 and 6.5 children short at heights 1, 2 and 3 on average, the hint 0.3, 0.3

@@ -59,6 +59,19 @@ class CompareTest(unittest.TestCase):
             self.assertEqual([row["name"] for row in json.loads(out.read_text())["benchmarks"]], ["X"])
             self.assertIn("left out, not measured in every round of both builds: Y", r.stderr)
 
+    def test_times_in_other_units_are_compared_in_ns(self):
+        with tempfile.TemporaryDirectory() as d:
+            b = Path(d) / "b1"
+            b.write_text(json.dumps({"benchmarks": [
+                {"name": "X", "run_type": "iteration", "real_time": 2.0, "time_unit": "us"}]}))
+            t = round_file(d, "t1", {"X": 1000.0})  # ns
+            out = Path(d) / "out.json"
+            r = run(str(out), str(b), "--", t)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            row = json.loads(out.read_text())["benchmarks"][0]
+            self.assertAlmostEqual(row["base_ns"], 2000.0)
+            self.assertAlmostEqual(row["ratio"], 0.5)
+
     def test_a_run_stopped_by_an_error_is_left_out(self):
         with tempfile.TemporaryDirectory() as d:
             b = [round_file(d, "b1", {"X": 1.0, "E": 1.0})]
