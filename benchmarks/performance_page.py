@@ -229,8 +229,19 @@ of it (side-by-side figures with repetitions are in the issue notes).
   implementation measured here meets them as stated. Tried there side by side with this page's
   code (three to five alternating rounds, what `scripts/bench-compare` now does), not kept:
   - Skipping drop's left-edge repair (a bound, not a valid tree: I3 breaks): 0.53x the time of a
-    drop at 10^6, 0.55x at 10^4. The repair is half of a drop; it stays, as I3 is what keeps the
-    height bound.
+    drop at 10^6, 0.55x at 10^4. The repair was half of a drop. It has since gone (next
+    entry); the bullets above still measure the code before it.
+- **The leftmost path exempt from I3 (I3L, docs/design.md; later the same day, same EPYC
+  machine).** A drop now repairs only an inner node left with a single child (about once in B
+  per level), and a concatenation lays out a short first node of its right operand at the seam.
+  `scripts/bench-compare 8c20b73 '^(Take|Drop|Concat|SequenceErase|Erase)/.*tseq.*n:(10|1000|1000000)$' --rounds 3 --min-time 0.2`,
+  this/base medians (per-round range): drop 0.55x at 10^6 (0.49-0.62) and 0.67x at 10^3; take,
+  persistent erase and insert within the noise; but concatenation of two halves cut from one
+  vector, the right one by drop, 1.02x at 10^6 and 1.51x at 10^3 (1.42-1.72), as the seam now
+  copies the short first leaf drop no longer fills. In five rounds: IntDrop 0.64x and IntConcat
+  1.23x at 10^6, Concat 1.58x at 10^3. Drop and concatenation medians summed (not measured as
+  one operation): 1.77 us against 2.38 us at 10^6, 777 against 712 ns at 10^3. The height bound
+  is one level weaker (6 levels at 10^6).
   - Prefetching the whole leaf when an erase reaches height 1: the in-place erase at 10^6 1.23x
     slower (1.03x with write intent), the persistent one no faster.
   - Passing a full leaf's range to for_each_chunk with its length known at compile time, as

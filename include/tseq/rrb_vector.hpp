@@ -300,7 +300,7 @@ class rrb_vector {
   }
 
   /// The greatest levels() the invariants allow for a tree part of n elements: h + 1 levels
-  /// only if n > m^h (m = min_fill). O(log n).
+  /// (h >= 1) only if n > m^(h-1) (m = min_fill; docs/design.md, height bound). O(log n).
   [[nodiscard]] static unsigned levels_bound(size_type n) noexcept { return ops::levels_bound(n); }
 
   /// What the nodes of this vector occupy (shared nodes counted in full): see StorageStats.
@@ -326,7 +326,7 @@ class rrb_vector {
     if (!s.tail || !s.tail->is_leaf || s.tail->count == 0) tree::broken("tail missing or empty");
     if (!h_->is_leaf && !s.root) tree::broken("header without a tree");
     if (s.tail->count > tree::B || s.tail->count > s.tail->cap) tree::broken("tail over-full");
-    const std::size_t ts = s.root ? tree::check(s.root, s.height, true, true, "root") : 0;
+    const std::size_t ts = s.root ? tree::check(s.root, s.height, true, true, true, "root") : 0;
     if (ts + s.tail->count != s.size) {
       tree::broken("size " + std::to_string(s.size) + " != tree " + std::to_string(ts) + " + tail " +
                    std::to_string(s.tail->count));

@@ -135,8 +135,8 @@ TEST_F(Lifetime, UpdatesCopyOnlyTheTouchedLeaves) {
     return Counted::copies.load();
   };
   const long take_cut = 54321 % B;         // 17 elements before the cut in its leaf
-  const long drop_cut = B - 54321 % B;     // 15 after it: fewer than m, so the new first leaf
-  ASSERT_LT(drop_cut, m);                  // borrows from (here: merges with) its full sibling
+  const long drop_cut = B - 54321 % B;     // 15 after it: fewer than m, which the new first
+  ASSERT_LT(drop_cut, m);                  // leaf may hold on the leftmost path (I3L)
   const long take_small = 12345 % B;       // 25
   const long range_left = 1000 % B;        // 8 before the cut at 1000
   const long range_right = B - 90000 % B;  // 16 after the cut at 90000: not under-full
@@ -145,11 +145,15 @@ TEST_F(Lifetime, UpdatesCopyOnlyTheTouchedLeaves) {
   EXPECT_EQ(copies([&] { return v.set(54321, Counted(1)); }), B - 1);
   // insert into a full leaf: all of its B elements, into the two leaves it splits into.
   EXPECT_EQ(copies([&] { return v.insert(54321, Counted(1)); }), B);
-  // take / drop: the cut leaf's kept part (drop: plus the sibling it borrows from).
+  // take / drop: the cut leaf's kept part, and nothing else (no sibling is borrowed from).
   EXPECT_EQ(copies([&] { return v.take(54321); }), take_cut);
-  EXPECT_EQ(copies([&] { return v.drop(54321); }), drop_cut + B);
-  // Concatenation of the two: only the slices copy; the seam's leaves are full and are shared.
-  EXPECT_EQ(copies([&] { return v.drop(54321) + v.take(12345); }), drop_cut + B + take_small);
+  EXPECT_EQ(copies([&] { return v.drop(54321); }), drop_cut);
+  // Concatenation of the two: only the slices copy; the seam's leaves are full and are shared,
+  // and the short first leaf stays first.
+  EXPECT_EQ(copies([&] { return v.drop(54321) + v.take(12345); }), drop_cut + take_small);
+  // The other way round the short leaf meets the seam, where (I3) holds: the two seam leaves
+  // (25 + 15 elements) are laid out again as two of 20, moved from the slices held alone.
+  EXPECT_EQ(copies([&] { return v.take(12345) + v.drop(54321); }), take_small + drop_cut);
   // erase of a range: the two cut leaves' kept parts; the seam merges them by moving.
   EXPECT_EQ(copies([&] { return v.erase(1000, 90000); }), range_left + range_right);
   // push_back onto a full tail: the tail joins the tree as it is; the new tail holds the value.

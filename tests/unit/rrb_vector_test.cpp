@@ -378,24 +378,26 @@ TYPED_TEST(RrbVector, BuilderFillsLevelsDenselyBToTheKElementsPlusATailAreKLevel
   }
 }
 
-// levels_bound(n) is the smallest L with n <= m^L (m = min_fill = B/2).
-TYPED_TEST(RrbVector, LevelsBoundIsTheCeilingOfLogBaseMinFill) {
+// levels_bound(n) is 1 + the smallest j with n <= m^j (m = min_fill = B/2): a tree of height
+// h >= 1 holds more than m^(h-1) elements (I3 below the outer paths, I3L on the leftmost).
+TYPED_TEST(RrbVector, LevelsBoundIsOneMoreThanTheCeilingOfLogBaseMinFill) {
   using V = typename TestFixture::V;
   constexpr std::size_t m = V::min_fill;
   EXPECT_EQ(V::levels_bound(0), 0u);
   EXPECT_EQ(V::levels_bound(1), 1u);
+  EXPECT_EQ(V::levels_bound(2), 2u);
   std::size_t p = 1;
   for (unsigned k = 1; k <= 5; ++k) {
     p *= m;  // m^k
-    EXPECT_EQ(V::levels_bound(p), k) << p;
-    EXPECT_EQ(V::levels_bound(p + 1), k + 1) << p + 1;
+    EXPECT_EQ(V::levels_bound(p), k + 1) << p;
+    EXPECT_EQ(V::levels_bound(p + 1), k + 2) << p + 1;
   }
-  // No overflow at the top: m^L >= 2^64 - 1 first for L = ceil(64 / log2(m)).
+  // No overflow at the top: m^j >= 2^64 - 1 first for j = ceil(64 / log2(m)).
   constexpr unsigned log2_m = static_cast<unsigned>(std::countr_zero(m));
   constexpr unsigned digits = std::numeric_limits<std::size_t>::digits;
-  EXPECT_EQ(V::levels_bound(std::numeric_limits<std::size_t>::max()), (digits + log2_m - 1) / log2_m);
+  EXPECT_EQ(V::levels_bound(std::numeric_limits<std::size_t>::max()), (digits + log2_m - 1) / log2_m + 1);
   if constexpr (V::branching == 32) {
-    EXPECT_EQ(V::levels_bound(1'000'000), 5u);  // 16^4 < 10^6 <= 16^5
+    EXPECT_EQ(V::levels_bound(1'000'000), 6u);  // 16^4 < 10^6 <= 16^5
   }
 }
 

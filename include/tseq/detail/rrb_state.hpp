@@ -154,17 +154,18 @@ struct rrb_state_ops {
   }
 
   // The greatest number of tree levels (root height + 1) the invariants allow for n elements
-  // in the tree: height h + 1 only if n > m^(h+1) (m = B/2).
+  // in the tree: height h >= 1 only if n > m^(h-1) (m = B/2; docs/design.md, height bound),
+  // so 1 + the smallest j with n <= m^j.
   static unsigned levels_bound(std::size_t n) noexcept {
     if (n == 0) return 0;
-    unsigned h = 0;
-    std::size_t p = tree::m;  // m^(h+1)
+    unsigned j = 0;
+    std::size_t p = 1;  // m^j
     while (p < n) {
-      ++h;
+      ++j;
       if (p > std::numeric_limits<std::size_t>::max() / tree::m) break;
       p *= tree::m;
     }
-    return h + 1;
+    return j + 1;
   }
 
   // Debug-build check after every update: (S1), (S2) and the nodes on both outer spines of the
@@ -431,8 +432,7 @@ struct rrb_state_ops {
       if (n > ts) s.tail = tree::drop(std::move(s.tail), 0, n - ts);
     } else {
       set_root(s, tree::drop(std::move(s.root), s.height, n));
-      tree::fix_left_spine(s.root.get(), s.height);
-      set_root(s, std::move(s.root));
+      while (s.height >= 2 && tree::fill_left_spine(s.root.get(), s.height)) set_root(s, std::move(s.root));
     }
     s.size -= n;
     return s;

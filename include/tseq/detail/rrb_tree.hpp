@@ -436,26 +436,30 @@ struct rrb_tree {
     return true;
   }
 
+  // The entries of the adjacent nodes x and y (height h; either may be shared) laid out again
+  // as one node, or two (the second in r2) splitting them evenly, or B + 1 when
+  // `pair_rightmost` (y on the rightmost path): each then holds >= m unless the pair holds
+  // fewer. Entries of a node held alone are moved, of a shared one copied.
+  static ref relayout_pair(ref x, ref y, unsigned h, bool pair_rightmost, ref& r2) {
+    if (h == 0) {
+      const seg segs[2] = {seg_of(x.get(), 0, x->count, editable(x.get())),
+                           seg_of(y.get(), 0, y->count, editable(y.get()))};
+      return build_leaves(segs, 2, split_point(entries(segs, 2), pair_rightmost), r2);
+    }
+    kids k;
+    ref spare = explode(std::move(x), k);
+    ref spare2 = explode(std::move(y), k);
+    return build_inner(k, 0, k.n, split_point(k.n, pair_rightmost), h, r2, spare ? std::move(spare) : std::move(spare2),
+                       pair_rightmost);
+  }
+
   // Children c and c+1 of the editable node `in` (height h) are merged into one node, or their
   // entries shared out between two, so that both satisfy (I3). `pair_rightmost`: c+1 is on the
   // rightmost path.
   static void rebalance_pair(inner_t* in, unsigned h, std::uint32_t c, bool pair_rightmost) {
     if (merge_into_first(in, h, c)) return;
-    ref x = take_child(in, c);
-    ref y = take_child(in, c + 1);
-    ref r1;
     ref r2;
-    if (h == 1) {
-      const seg segs[2] = {seg_of(x.get(), 0, x->count, editable(x.get())),
-                           seg_of(y.get(), 0, y->count, editable(y.get()))};
-      r1 = build_leaves(segs, 2, split_point(entries(segs, 2), pair_rightmost), r2);
-    } else {
-      kids k;
-      ref spare = explode(std::move(x), k);
-      ref spare2 = explode(std::move(y), k);
-      r1 = build_inner(k, 0, k.n, split_point(k.n, pair_rightmost), h - 1, r2,
-                       spare ? std::move(spare) : std::move(spare2), pair_rightmost);
-    }
+    ref r1 = relayout_pair(take_child(in, c), take_child(in, c + 1), h - 1, pair_rightmost, r2);
     // The pair holds as many elements as before: only the boundary between them moves.
     const std::size_t first = size_of(r1.get());
     in->child[c] = r1.detach();
@@ -505,23 +509,6 @@ struct rrb_tree {
     in->child[a + 1] = r2.detach();
     mark_dense(in, h);
     return true;
-  }
-
-  // Restores (I3) along the chain of first children below root n, which drop() left possibly
-  // under-full. Top-down: each inner child on the chain is first given m + 1 entries, so that
-  // the merge one level further down, which takes one, still leaves it m. Nodes we do not
-  // hold alone were not touched by the drop: the chain ends there.
-  static void fix_left_spine(node_t* n, unsigned h) {
-    bool rightmost = true;
-    for (; h > 0 && editable(n); --h) {
-      inner_t* in = as_inner(n);
-      const std::size_t need = h == 1 ? m : m + 1;
-      if (!(rightmost && in->count == 1) && in->child[0]->count < need) {
-        rebalance_pair(in, h, 0, rightmost && in->count == 2);
-      }
-      rightmost = rightmost && in->count == 1;
-      n = in->child[0];
-    }
   }
 
   // ---- element access and update ------------------------------------------------------------
@@ -878,7 +865,8 @@ struct rrb_tree {
 
   // All but the first k elements (0 < k < size). Only the kept children are copied (one
   // reference each, none released; sizes from the table). The cut becomes the leftmost path,
-  // which the caller repairs with fix_left_spine.
+  // which (I3L) exempts from (I3) but for one rule, which the caller restores with
+  // fill_left_spine: an inner node there holds at least 2 children.
   static ref drop(ref n, unsigned h, std::size_t k) {
     if (h == 0) {
       leaf_t* l = as_leaf(n.get());
@@ -891,7 +879,7 @@ struct rrb_tree {
       }
       const seg s = seg_of(l, k, l->count, false);
       ref none;
-      return build_leaves(&s, 1, B, none, true);  // room: fix_left_spine may merge into it
+      return build_leaves(&s, 1, B, none);
     }
     inner_t* in = as_inner(n.get());
     std::size_t off = k;
@@ -924,6 +912,27 @@ struct rrb_tree {
     return out;
   }
 
+  // (I3L) after drop(), on root r (height h, an inner root holding >= 2 children): finds the
+  // highest inner node on the leftmost path below r holding a single child and lays it out
+  // again with its right sibling (one node, or two each >= m). Returns whether it did; its
+  // parent may then hold a single child in turn (or r, which the caller collapses), so the
+  // caller repeats until it returns false. The walk reads one header per level and ends at a
+  // node we do not hold alone: drop() copied (or holds alone) every node it cut, and what it
+  // kept whole held >= m. A cut keeps a single child of a node about once in B per level, so
+  // the first walk almost always finds nothing.
+  static bool fill_left_spine(node_t* r, unsigned h) {
+    node_t* n = r;
+    for (; h >= 2 && editable(n); --h) {
+      inner_t* in = as_inner(n);
+      if (in->child[0]->count < 2) {
+        rebalance_pair(in, h, 0, n == r && in->count == 2);
+        return true;
+      }
+      n = in->child[0];
+    }
+    return false;
+  }
+
   // ---- concatenation --------------------------------------------------------------------------
 
   // L (height h) ends the left tree's rightmost path, whose nodes below L may be under-full;
@@ -950,9 +959,18 @@ struct rrb_tree {
     ref spare2 = explode(std::move(R), kr);
     ref mid2;
     ref mid = merge_seam(std::move(lc), kr.take(0), h - 1, r_rightmost && r_single, mid2);
+    std::size_t next = 1;  // R's children from here on follow
+    if (!mid2 && mid->count < m && kr.n >= 2) {
+      // R's first child came from the right tree's leftmost path, which (I3L) lets hold fewer
+      // than m, and so may the one merged node: it is laid out again with R's second child
+      // (>= m, or ending the rightmost path), as one node or two each >= m. The level above
+      // does the same if this level's node ends up short in turn.
+      mid = relayout_pair(std::move(mid), kr.take(1), h - 1, r_rightmost && kr.n == 2, mid2);
+      next = 2;
+    }
     k.push(std::move(mid));
     if (mid2) k.push(std::move(mid2));
-    for (std::size_t i = 1; i < kr.n; ++i) k.push(kr.take(i), kr.s[i]);
+    for (std::size_t i = next; i < kr.n; ++i) k.push(kr.take(i), kr.s[i]);
     return build_inner(k, 0, k.n, split_point(k.n, r_rightmost), h, extra, spare ? std::move(spare) : std::move(spare2),
                        r_rightmost);
   }
@@ -1156,8 +1174,9 @@ struct rrb_tree {
     throw std::logic_error("rrb_vector invariant broken: " + what);
   }
 
-  // Checks (I1)-(I4) below n; returns the element count.
-  static std::size_t check(const node_t* n, unsigned h, bool is_root, bool rightmost, const std::string& path) {
+  // Checks (I1)-(I4) and (I3L) below n; returns the element count.
+  static std::size_t check(const node_t* n, unsigned h, bool is_root, bool leftmost, bool rightmost,
+                           const std::string& path) {
     if (n == nullptr) broken("null node at " + path);
     if (n->refs.load() == 0) broken("node with no references at " + path);
     if (n->is_leaf != (h == 0)) broken("leaf at wrong height at " + path);
@@ -1168,9 +1187,12 @@ struct rrb_tree {
       broken("node at " + path + " holds " + std::to_string(n->count) + " entries but has room for " +
              std::to_string(n->cap));
     }
-    if (!is_root && !rightmost && n->count < m) {
+    if (!is_root && !leftmost && !rightmost && n->count < m) {
       broken("node at " + path + " holds " + std::to_string(n->count) + " < " + std::to_string(m) +
-             " entries and is neither root nor on the rightmost path");
+             " entries and is neither root nor on an outer path");
+    }
+    if (!is_root && leftmost && h > 0 && n->count < 2) {
+      broken("inner node at " + path + " on the leftmost path holds a single child");
     }
     if (h == 0) return n->count;
     const inner_t* in = as_inner(n);
@@ -1179,7 +1201,8 @@ struct rrb_tree {
     bool dense = true;
     for (std::uint32_t i = 0; i < in->count; ++i) {
       const bool last = i + 1 == in->count;
-      const std::size_t s = check(in->child[i], h - 1, false, rightmost && last, path + "/" + std::to_string(i));
+      const std::size_t s =
+          check(in->child[i], h - 1, false, leftmost && i == 0, rightmost && last, path + "/" + std::to_string(i));
       acc += s;
       if (in->sizes()[i] != acc) broken("size table wrong at " + path + " slot " + std::to_string(i));
       if (!last && s != full_size(h - 1)) dense = false;
