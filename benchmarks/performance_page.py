@@ -241,7 +241,11 @@ of it (side-by-side figures with repetitions are in the issue notes).
   copies the short first leaf drop no longer fills. In five rounds: IntDrop 0.64x and IntConcat
   1.23x at 10^6, Concat 1.58x at 10^3. Drop and concatenation medians summed (not measured as
   one operation): 1.77 us against 2.38 us at 10^6, 777 against 712 ns at 10^3. The height bound
-  is one level weaker (6 levels at 10^6).
+  is one level weaker (6 levels at 10^6). Against immer's `flex_vector` in the scratch program
+  above (tseq/immer, the last 2-3 of 5 reps, before -> after): drop 1.92-2.05 -> 1.01-1.23 at
+  10^6, 2.23-2.33 -> 1.13-1.15 at 10^5, 1.63-1.67 -> 1.06-1.31 at 10^3; concatenation of two
+  halves 0.85-1.07 -> 0.89-1.26 at 10^6 and 1.20-1.22 -> 1.46-1.90 at 10^3; take and erase
+  unchanged (about 1.2 and 0.4).
   - Prefetching the whole leaf when an erase reaches height 1: the in-place erase at 10^6 1.23x
     slower (1.03x with write intent), the persistent one no faster.
   - Passing a full leaf's range to for_each_chunk with its length known at compile time, as
