@@ -235,14 +235,14 @@ of it (side-by-side figures with repetitions are in the issue notes).
   machine).** A drop now repairs only an inner node left with a single child (about once in B
   per level), and a concatenation lays out a short first node of its right operand at the seam.
   `scripts/bench-compare 8c20b73 '^(Take|Drop|Concat|SequenceErase|Erase)/.*tseq.*n:(10|1000|1000000)$' --rounds 3 --min-time 0.2`,
-  this/base medians (per-round range): drop 0.55x at 10^6 (0.49-0.62) and 0.67x at 10^3; take,
-  persistent erase and insert within the noise; but concatenation of two halves cut from one
-  vector, the right one by drop, 1.02x at 10^6 and 1.51x at 10^3 (1.42-1.72), as the seam now
-  copies the short first leaf drop no longer fills. In five rounds: IntDrop 0.64x and IntConcat
+  this/base medians (per-round range): drop 0.55x at 10^6 (0.49-0.62) and 0.67x at 10^3; take
+  0.88-1.04x and persistent erase (code unchanged) 0.93-1.13x; but concatenation of two halves
+  cut from one vector, the right one by drop, 1.02x at 10^6 and 1.51x at 10^3 (1.42-1.72), as
+  the seam now copies the short first leaf drop no longer fills. In five rounds: IntDrop 0.64x and IntConcat
   1.23x at 10^6, Concat 1.58x at 10^3. Drop and concatenation medians summed (not measured as
   one operation): 1.77 us against 2.38 us at 10^6, 777 against 712 ns at 10^3. The height bound
   is one level weaker (6 levels at 10^6). Against immer's `flex_vector` in the scratch program
-  above (tseq/immer, the last 2-3 of 5 reps, before -> after): drop 1.92-2.05 -> 1.01-1.23 at
+  above (tseq/immer, the last 2-3 of 5 reps, before -> after): drop 1.43-2.05 -> 1.01-1.23 at
   10^6, 2.23-2.33 -> 1.13-1.15 at 10^5, 1.63-1.67 -> 1.06-1.31 at 10^3; concatenation of two
   halves 0.85-1.07 -> 0.89-1.26 at 10^6 and 1.20-1.22 -> 1.46-1.90 at 10^3; take and erase
   unchanged (about 1.2 and 0.4).

@@ -432,7 +432,7 @@ struct rrb_state_ops {
       if (n > ts) s.tail = tree::drop(std::move(s.tail), 0, n - ts);
     } else {
       set_root(s, tree::drop(std::move(s.root), s.height, n));
-      while (s.height >= 2 && tree::fill_left_spine(s.root.get(), s.height)) set_root(s, std::move(s.root));
+      while (tree::fill_left_spine(s.root.get(), s.height)) set_root(s, std::move(s.root));
     }
     s.size -= n;
     return s;

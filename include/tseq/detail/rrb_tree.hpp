@@ -912,7 +912,7 @@ struct rrb_tree {
     return out;
   }
 
-  // (I3L) after drop(), on root r (height h, an inner root holding >= 2 children): finds the
+  // (I3L) after drop(), on root r (height h; an inner root holds >= 2 children): finds the
   // highest inner node on the leftmost path below r holding a single child and lays it out
   // again with its right sibling (one node, or two each >= m). Returns whether it did; its
   // parent may then hold a single child in turn (or r, which the caller collapses), so the
