@@ -6,7 +6,9 @@
 
 #include <Eigen/Core>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -138,8 +140,27 @@ void destroy_owned(TensorStorage* p) noexcept {
   }
   std::pmr::memory_resource* r = p->resource;
   const std::size_t bytes = p->block_bytes;
+  void* block = reinterpret_cast<std::byte*>(p) - p->block_offset;
   p->~TensorStorage();
-  r->deallocate(static_cast<void*>(p), bytes, block_alignment);
+  r->deallocate(block, bytes, block_alignment);
+}
+
+// Cache colouring of large blocks. Allocators return blocks of this many bytes or more
+// aligned to a page (glibc from 128 KiB, jemalloc from 16 KiB), so headers placed at the
+// block's start would all share one page offset: one set of an L1 cache indexed by it (8
+// lines on most x86 cores), which a leaf of 32 tensor handles overflows on every copy. The
+// header instead starts at one of `colours(payload)` lines, picked by the block's page.
+constexpr std::size_t colour_from = 16384;
+constexpr std::size_t line = 64;
+// Lines a header may be moved by: the slack is kept under 1/32 of the payload, up to 64 lines
+// (a whole 4 KiB page of offsets).
+constexpr std::size_t colours(std::size_t payload) noexcept {
+  return payload < colour_from ? 1 : std::min<std::size_t>(64, payload / (32 * line));
+}
+std::size_t colour_of(const void* block, std::size_t n) noexcept {
+  // The page number, mixed (Fibonacci hashing): neighbouring blocks get unrelated colours.
+  const auto page = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(block) >> 12);
+  return static_cast<std::size_t>(((page * 0x9E3779B97F4A7C15ULL) >> 32) % n);
 }
 }  // namespace
 
@@ -147,16 +168,22 @@ TensorStorage* TensorStorage::create(DataType t, Shape s, std::pmr::memory_resou
   const std::size_t elem = dtype_size(t);  // throws TypeError for an invalid t
   const auto n = static_cast<std::size_t>(s.num_elements());
   constexpr std::size_t header = sizeof(TensorStorage) + alignment - 1;
-  if (n > (std::numeric_limits<std::size_t>::max() - header) / elem) {
+  constexpr std::size_t most_slack = 63 * line;  // colours() <= 64
+  if (n > (std::numeric_limits<std::size_t>::max() - header - most_slack) / elem) {
     throw ShapeError("shape " + to_string(s) + " is too large to allocate");
   }
   if (r == nullptr) r = default_memory_resource();
-  const std::size_t bytes = header + n * elem;
-  void* p = r->allocate(bytes, block_alignment);
+  const std::size_t payload = n * elem;
+  const std::size_t k = colours(payload);
+  const std::size_t bytes = header + payload + (k - 1) * line;
+  void* block = r->allocate(bytes, block_alignment);
+  const std::size_t offset = k == 1 ? 0 : colour_of(block, k) * line;
+  void* p = static_cast<std::byte*>(block) + offset;
   void* data = static_cast<std::byte*>(p) + sizeof(TensorStorage);
-  std::size_t space = alignment - 1 + n * elem;
-  std::align(alignment, n * elem, data, space);  // cannot fail: `alignment - 1` bytes of slack
+  std::size_t space = alignment - 1 + payload;
+  std::align(alignment, payload, data, space);  // cannot fail: `alignment - 1` bytes of slack
   auto* st = ::new (p) TensorStorage(t, std::move(s), n, data, Device{}, true, r, bytes, &destroy_owned);
+  st->block_offset = static_cast<std::uint16_t>(offset);
   if (t == DataType::String) {
     auto* d = static_cast<std::string*>(st->data());
     for (std::size_t i = 0; i < n; ++i) ::new (static_cast<void*>(d + i)) std::string();

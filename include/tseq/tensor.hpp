@@ -116,7 +116,10 @@ namespace detail {
 // The shared header of a payload. Two kinds:
 //  - owned: one block from `resource` holding this header, then the elements at the next
 //    64-byte boundary (plain allocation plus slack: an aligned operator new costs about 4x
-//    more here); destroy_ = destroy_owned.
+//    more here); destroy_ = destroy_owned. In a large block the header starts block_offset
+//    bytes in, a multiple of 64 that varies from block to block (cache colouring: allocators
+//    hand out large blocks page-aligned, which would put every large tensor's count in one
+//    set of the L1 cache; docs/design.md, section 6).
 //  - adopted: an AdoptedStorage<Owner> (one `new`) whose data_ points into memory the owner
 //    keeps alive; resource == nullptr; destroy_ runs ~Owner on the thread dropping the last
 //    handle.
@@ -129,7 +132,8 @@ struct TensorStorage {
   std::atomic<std::size_t> refs{1};
   DataType dtype;
   Device device;
-  bool writable;  // the payload may be handed out for writing when refs == 1 (into_buffer)
+  bool writable;                   // the payload may be handed out for writing when refs == 1 (into_buffer)
+  std::uint16_t block_offset = 0;  // owned: bytes of the block before this header
   Shape shape;
   std::size_t count;
   void* data_;
