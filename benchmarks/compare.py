@@ -16,11 +16,19 @@ from pathlib import Path
 NS_PER = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}  # Google Benchmark's time_unit values
 
 
+def ns_per(path, b):
+    unit = b.get("time_unit", "ns")
+    if unit not in NS_PER:
+        raise SystemExit(f"compare.py: {path}: benchmark {b['name']} reports time_unit '{unit}', "
+                         f"not one of {', '.join(NS_PER)}")
+    return NS_PER[unit]
+
+
 def times(path):
     """Real time in ns per benchmark of one round; aggregates and runs stopped by an error left out."""
     try:
         data = json.loads(Path(path).read_text())
-        return {b["name"]: b["real_time"] * NS_PER[b.get("time_unit", "ns")] for b in data["benchmarks"]
+        return {b["name"]: b["real_time"] * ns_per(path, b) for b in data["benchmarks"]
                 if b.get("run_type") != "aggregate" and not b.get("error_occurred") and b["real_time"] > 0}
     except OSError as e:
         raise SystemExit(f"compare.py: cannot read {path}: {e.strerror}")

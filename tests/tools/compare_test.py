@@ -72,6 +72,18 @@ class CompareTest(unittest.TestCase):
             self.assertAlmostEqual(row["base_ns"], 2000.0)
             self.assertAlmostEqual(row["ratio"], 0.5)
 
+    def test_an_unknown_time_unit_is_named(self):
+        # Regression: it was reported as a file holding no benchmark results.
+        with tempfile.TemporaryDirectory() as d:
+            b = Path(d) / "b1"
+            b.write_text(json.dumps({"benchmarks": [
+                {"name": "X", "run_type": "iteration", "real_time": 2.0, "time_unit": "ps"}]}))
+            t = round_file(d, "t1", {"X": 1.0})
+            r = run(str(Path(d) / "out.json"), str(b), "--", t)
+            self.assertNotEqual(r.returncode, 0)
+            self.assertIn("benchmark X reports time_unit 'ps', not one of ns, us, ms, s", r.stderr)
+            self.assertNotIn("holds no benchmark results", r.stderr)
+
     def test_a_run_stopped_by_an_error_is_left_out(self):
         with tempfile.TemporaryDirectory() as d:
             b = [round_file(d, "b1", {"X": 1.0, "E": 1.0})]
