@@ -18,9 +18,9 @@ NS_PER = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}  # Google Benchmark's time_
 
 def ns_per(path, b):
     unit = b.get("time_unit", "ns")
-    if unit not in NS_PER:
-        raise SystemExit(f"compare.py: {path}: benchmark {b['name']} reports time_unit '{unit}', "
-                         f"not one of {', '.join(NS_PER)}")
+    if not isinstance(unit, str) or unit not in NS_PER:
+        raise SystemExit(f"compare.py: {path}: benchmark {b.get('name', '(unnamed)')} reports time_unit "
+                         f"'{unit}', not one of {', '.join(NS_PER)}")
     return NS_PER[unit]
 
 

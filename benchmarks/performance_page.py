@@ -48,7 +48,7 @@ tensors (pool = 4,096 for P = 16, 64 for P = 65,536), so that large n fit in mem
 |---|---|
 | `tseq` | persistent: the input stays alive and unchanged (the ONNX case) |
 | `tseq_move` | in place: the input is moved in and owned alone (an executor's last use); to keep n fixed each op is paired with an in-place push_back (erase) or pop_back (insert), and the pair is timed |
-| `naive` | copy the `std::vector<Tensor>` of handles, then edit: what ONNX Runtime's TensorSeq does (about 13 ns per element per op) |
+| `naive` | copy the `std::vector<Tensor>` of handles, then edit: what ONNX Runtime's TensorSeq does (7.4 ns per element per erase at 10^6 in this page's run) |
 | `deep` | copy every payload too, then edit: a value-semantics runtime (skipped where one op would copy more than 2·10^7 floats) |
 | `std_vector` | edit one mutable `std::vector<Tensor>` in place: the floor no persistent structure can beat, and not persistent |
 | `ort` | ONNX Runtime running the same .onnx file as tseq's executor |
@@ -199,8 +199,9 @@ is how a change is measured.
   rightmost path) keep room for B, and an in-place update moves a node without room to a
   full-width one once. After the edits: 9.24 bytes per handle (1.155x) since F' (9.42 before).
 - **Never slower than naive at n = 10 and 100 (missed here by an erase in the middle of ten,
-  1.05x: 55 ns against 52; the older line "never slower than naive persistent" by an erase at
-  the back of ten, 1.37x: 61 against 45 ns).** With ten tensors both a tseq update and the
+  1.05x: 55 ns against 52; the older line "never slower than naive persistent", which also
+  counts 256 KiB tensors, by an erase at the back of ten, 1.37x: 61 against 45 ns, and the
+  erase of ten 256 KiB tensors is 1.31x: 64 against 49).** With ten tensors both a tseq update and the
   naive copy-then-edit make one allocation and about 20 reference-count updates (an erase makes
   two fewer in tseq), and tseq's allocation comes from the node cache. Right after this run, on
   its binary: the erase at the back of ten alone for 1 s, 42.0 ns against the naive 45.9; the
@@ -211,16 +212,22 @@ is how a change is measured.
   Xeon: a take from ten 60.1 ns against the naive 59.4, a concatenation of two fives 109
   against 109, an erase in the middle of ten 110 against 116, a drop 62.8 against 69.3. From
   n = 100 on tseq is ahead and the gap grows linearly. With tensors of 256 KiB, the erase of
-  ten takes 64 ns here against the naive 49; before the cache colouring (next bullet) both
-  were 2.5x to 4.8x slower.
+  ten takes 64 ns here against the naive 49; side by side, the cache colouring (next bullet)
+  took them from 133 to 52 ns and from 232 to 48.
 - **Cache colouring of large tensors (docs/design.md, section 6).** Allocators return large
-  blocks page-aligned, so every tensor of 16 KiB or more had its header, and its reference
-  count, at one offset of a page: one set of the L1 cache, which holds 8 lines. A copy of a
-  leaf of such handles missed L1 on every count. A header now starts at one of up to 64 lines
-  of its block, picked from the block's address. `scripts/bench-compare 20d6a0f
+  blocks at one fixed offset of a page, so every tensor of 16 KiB or more had its header, and
+  its reference count, at one offset of a page: one set of the L1 cache, which holds 8 lines.
+  A copy of a leaf of such handles missed L1 on every count. A header now starts at one of up
+  to 64 lines of its block, picked by a hash of the block's page. `scripts/bench-compare 20d6a0f
   '^(SequenceErase|SequenceInsert)/middle/(tseq|tseq_move|naive)/payload:65536/n:(10|100|1000|10000|100000)$' --rounds 3`
   (this/base medians): the persistent erase of ten 0.39x (133 to 52 ns), the naive copy of
   ten 0.21x (232 to 48 ns), the in-place erase of ten 0.97x; n = 100 to 10^5 0.92x to 1.06x.
+  That was a first, multiplicative hash, which gave blocks at some constant distances (187
+  pages) a single colour; splitmix64's finaliser replaced it, and the same comparison for
+  n = 10, 100 and 10^4 gave 131.6 to 53.4 ns and 215.6 to 50.7 at n = 10, 0.92x to 1.05x at
+  the others, and the in-place erase of ten 1.11x (1.03x to 1.16x per round; in five more
+  rounds 1.17x, with the same 1.13x on 16-float tensors, which the change does not touch:
+  noise of 0.89x to 1.51x per round).
 - **SequenceConstruct as fast as the naive copy (missed: 0.91x at 10^5 here, 0.95x to 1.00x
   at the other sizes; 0.90x at 100 in the earlier run; 0.94x at 10^5 in the Xeon run).** Both
   copy each handle once, and the atomic increments (and the decrements when the result dies)
@@ -244,10 +251,11 @@ is how a change is measured.
   when it is allocated did not help (0.97x at 10^4, 1.07x at 10^7).
 - **t(10^6)/t(10^3) below 3 (missed here: 3.33x, 1.10 us against 329 ns; met in the earlier
   run, 2.61x, and in the Xeon run, 2.17x).** A persistent erase copies one node per level,
-  and 10^6 elements have one more level than 10^3 (4 against 2 plus the tail); the ratio
+  and 10^6 elements have two more levels than 10^3 (4 against 2, plus the tail); the ratio
   follows the levels and the cache, not n. At 10^6 the path's nodes and tensors are out of
   cache, and the erase at 10^6 took between 864 ns and 1.22 us in four runs on this machine on
-  the 2nd and 3rd.
+  the 2nd and 3rd: this run's 1.10 us, the second slowest, is what misses, with the 10^3
+  erase at 329 ns against 358 in the earlier run.
 - **Against immer's flex_vector (2026-12-02, the code of the run of 14:02:06Z that day, before
   I3L; an AMD EPYC, 2 vCPUs).** A scratch program, g++ -O3, tensor handles, 10^6 unless said, five
   interleaved repetitions, tseq/immer: erase 0.46 (0.39 at 10^5), insert 0.56, concatenation

@@ -145,22 +145,31 @@ void destroy_owned(TensorStorage* p) noexcept {
   r->deallocate(block, bytes, block_alignment);
 }
 
-// Cache colouring of large blocks. Allocators return blocks of this many bytes or more
-// aligned to a page (glibc from 128 KiB, jemalloc from 16 KiB), so headers placed at the
-// block's start would all share one page offset: one set of an L1 cache indexed by it (8
-// lines on most x86 cores), which a leaf of 32 tensor handles overflows on every copy. The
-// header instead starts at one of `colours(payload)` lines, picked by the block's page.
+// Cache colouring of large blocks. Allocators return blocks of this many bytes or more at one
+// fixed offset of a page (glibc: 16 bytes past a page for a block it maps, jemalloc: page-
+// aligned from 16 KiB), so headers placed at the block's start would all share one page
+// offset: one set of an L1 cache indexed by it (8 lines on most x86 cores), which a leaf of 32
+// tensor handles overflows on every copy. The header instead starts at one of
+// `colours(payload)` lines of the block, picked by a hash of the block's page.
 constexpr std::size_t colour_from = 16384;
 constexpr std::size_t line = 64;
-// Lines a header may be moved by: the slack is kept under 1/32 of the payload, up to 64 lines
-// (a whole 4 KiB page of offsets).
+// Lines a header may start at: the slack, (colours - 1) lines, stays within 1/32 of the
+// payload; at most 64 (a whole 4 KiB page of offsets).
 constexpr std::size_t colours(std::size_t payload) noexcept {
   return payload < colour_from ? 1 : std::min<std::size_t>(64, payload / (32 * line));
 }
+static_assert(63 * line <= std::numeric_limits<std::uint16_t>::max(), "block_offset holds any colour's offset");
+static_assert(sizeof(void*) != 8 || sizeof(TensorStorage) == 128, "block_offset sits in the header's padding");
 std::size_t colour_of(const void* block, std::size_t n) noexcept {
-  // The page number, mixed (Fibonacci hashing): neighbouring blocks get unrelated colours.
-  const auto page = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(block) >> 12);
-  return static_cast<std::size_t>(((page * 0x9E3779B97F4A7C15ULL) >> 32) % n);
+  // The page number through splitmix64's finaliser: blocks at any constant distance get
+  // unrelated colours (a multiplicative hash gave 32 blocks 187 pages apart a single colour).
+  auto x = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(block) >> 12);
+  x ^= x >> 30;
+  x *= 0xBF58476D1CE4E5B9ULL;
+  x ^= x >> 27;
+  x *= 0x94D049BB133111EBULL;
+  x ^= x >> 31;
+  return static_cast<std::size_t>(x % n);
 }
 }  // namespace
 

@@ -118,8 +118,8 @@ namespace detail {
 //    64-byte boundary (plain allocation plus slack: an aligned operator new costs about 4x
 //    more here); destroy_ = destroy_owned. In a large block the header starts block_offset
 //    bytes in, a multiple of 64 that varies from block to block (cache colouring: allocators
-//    hand out large blocks page-aligned, which would put every large tensor's count in one
-//    set of the L1 cache; docs/design.md, section 6).
+//    hand out large blocks at one offset of a page, which would put every large tensor's
+//    count in one set of the L1 cache; docs/design.md, section 6).
 //  - adopted: an AdoptedStorage<Owner> (one `new`) whose data_ points into memory the owner
 //    keeps alive; resource == nullptr; destroy_ runs ~Owner on the thread dropping the last
 //    handle.
@@ -133,7 +133,7 @@ struct TensorStorage {
   DataType dtype;
   Device device;
   bool writable;                   // the payload may be handed out for writing when refs == 1 (into_buffer)
-  std::uint16_t block_offset = 0;  // owned: bytes of the block before this header
+  std::uint16_t block_offset = 0;  // owned: bytes of the block before this header (k * 64 < 4096); else 0
   Shape shape;
   std::size_t count;
   void* data_;

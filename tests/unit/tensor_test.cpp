@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstddef>
@@ -9,6 +10,7 @@
 #include <limits>
 #include <map>
 #include <memory_resource>
+#include <new>
 #include <set>
 #include <string>
 #include <vector>
@@ -131,36 +133,60 @@ TEST(Tensor, CopiesShareThePayload) {
   EXPECT_TRUE(tseq::equal(a, c));
 }
 
-// Hands out page-aligned blocks, as allocators do for large ones, and checks that each comes
-// back once, at the address and with the size it was handed out with.
-class PageAlignedResource final : public std::pmr::memory_resource {
+// Hands out blocks at a fixed stride of whole pages inside one arena, as allocators hand out
+// large blocks at one page offset and often at a constant distance, and checks that each
+// comes back once, at the address and with the size and alignment it was handed out with.
+class StridedPages final : public std::pmr::memory_resource {
  public:
-  ~PageAlignedResource() override { EXPECT_TRUE(live_.empty()) << live_.size() << " blocks never returned"; }
-  std::map<void*, std::size_t> live_;
+  static constexpr std::size_t page = 4096;
+  static constexpr std::size_t slots = 40;
+  explicit StridedPages(std::size_t stride_pages)
+      : stride_(stride_pages * page), arena_(std::pmr::new_delete_resource()->allocate(slots * stride_, page)) {}
+  StridedPages(const StridedPages&) = delete;
+  StridedPages& operator=(const StridedPages&) = delete;
+  ~StridedPages() override {
+    EXPECT_TRUE(live_.empty()) << live_.size() << " blocks never returned";
+    std::pmr::new_delete_resource()->deallocate(arena_, slots * stride_, page);
+  }
+  struct block {
+    std::size_t bytes, align;
+  };
+  std::map<void*, block> live_;
 
  private:
-  void* do_allocate(std::size_t bytes, std::size_t) override {
-    void* p = std::pmr::new_delete_resource()->allocate(bytes, 4096);
-    live_.emplace(p, bytes);
+  void* do_allocate(std::size_t bytes, std::size_t align) override {
+    if (next_ == slots || bytes > stride_) throw std::bad_alloc();
+    void* p = static_cast<std::byte*>(arena_) + next_++ * stride_;
+    live_.emplace(p, block{bytes, align});
     return p;
   }
-  void do_deallocate(void* p, std::size_t bytes, std::size_t) override {
+  void do_deallocate(void* p, std::size_t bytes, std::size_t align) override {
     const auto it = live_.find(p);
     ASSERT_NE(it, live_.end()) << "a block this resource did not hand out, or handed back twice";
-    EXPECT_EQ(it->second, bytes);
+    EXPECT_EQ(it->second.bytes, bytes);
+    EXPECT_EQ(it->second.align, align);
     live_.erase(it);
-    std::pmr::new_delete_resource()->deallocate(p, bytes, 4096);
   }
   [[nodiscard]] bool do_is_equal(const std::pmr::memory_resource& o) const noexcept override { return this == &o; }
+
+  std::size_t stride_;
+  void* arena_;
+  std::size_t next_ = 0;
 };
+
+// Bytes an owned payload of `payload` bytes would take with no colouring: header, the slack
+// that aligns the elements to 64 bytes, the elements.
+constexpr std::size_t plain_block(std::size_t payload) { return sizeof(tseq::detail::TensorStorage) + 63 + payload; }
 
 // Regression: every large tensor's header (and its reference count) sat at one page offset,
 // so that copying a leaf of such handles thrashed one L1 set (a 10-element SequenceErase of
-// 256 KiB tensors took 2.5x as long). Headers now start at one of 64 lines of the page.
+// 256 KiB tensors took 2.5x as long). Headers now start at one of 64 lines of the page, picked
+// by a hash of the block's page, whatever the distance between blocks.
 TEST(Tensor, LargePayloadsSpreadTheirHeadersOverCacheSets) {
-  PageAlignedResource pages;
-  {
-    constexpr std::int64_t n = 65536;  // 256 KiB of floats
+  constexpr std::int64_t n = 32768;  // 128 KiB of floats: 64 colours, a block of 34 pages
+  constexpr std::size_t payload = n * sizeof(float);
+  for (const std::size_t stride : {34u, 64u, 67u, 128u, 187u}) {
+    StridedPages pages(stride);
     std::vector<Tensor> ts;
     std::set<std::uintptr_t> offsets;
     for (int i = 0; i < 32; ++i) {
@@ -170,20 +196,50 @@ TEST(Tensor, LargePayloadsSpreadTheirHeadersOverCacheSets) {
       ts.push_back(std::move(b).freeze());
       const auto at = reinterpret_cast<std::uintptr_t>(ts.back().raw_data().data());
       EXPECT_EQ(at % 64, 0u) << "payload not 64-byte aligned";
-      offsets.insert(at % 4096);
+      offsets.insert(at % StridedPages::page);
     }
-    // 32 draws of 64 colours give about 25 distinct ones; all at one offset before the fix.
-    EXPECT_GE(offsets.size(), 12u);
-    for (const auto& [block, bytes] : pages.live_) {
-      EXPECT_LE(bytes, n * sizeof(float) + n * sizeof(float) / 32 + 256) << "colour slack over 1/32 of the payload";
+    // 32 random draws of 64 colours give about 25 distinct ones; the hash gave at least 18 for
+    // every stride of 1 to 599 pages, 20 random arena addresses each (computed offline). All
+    // 32 were at one offset before the fix.
+    EXPECT_GE(offsets.size(), 12u) << "blocks " << stride << " pages apart";
+    for (const auto& [block, b] : pages.live_) {
+      EXPECT_GT(b.bytes, plain_block(payload));
+      EXPECT_LE(b.bytes - plain_block(payload), payload / 32) << "colour slack over 1/32 of the payload";
     }
-    for (int i = 0; i < 32; ++i) {
-      EXPECT_EQ(ts[static_cast<std::size_t>(i)].values<float>()[0], static_cast<float>(i));
-      EXPECT_EQ(ts[static_cast<std::size_t>(i)].values<float>()[n - 1], static_cast<float>(-i));
+    for (std::size_t i = 0; i < ts.size(); ++i) {
+      EXPECT_EQ(ts[i].values<float>()[0], static_cast<float>(i));
+      EXPECT_EQ(ts[i].values<float>()[n - 1], -static_cast<float>(i));
     }
-    // A small payload keeps its header at the block's start: no slack.
-    const Tensor small = Tensor::from_values<float>(Shape{16}, std::vector<float>(16, 1.f), &pages);
-    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(small.raw_data().data()) % 4096, 128u);
+  }
+}
+
+// Below 16 KiB a payload is not coloured (no slack, the header at the block's start); from
+// 16 KiB on it is, string elements included (constructed and destroyed at the moved header).
+TEST(Tensor, ColouringStartsAt16KiBAndKeepsStringsIntact) {
+  StridedPages pages(16);
+  {
+    const Tensor below = Tensor::from_values<float>(Shape{4095}, std::vector<float>(4095, 1.f), &pages);
+    const Tensor at = Tensor::from_values<float>(Shape{4096}, std::vector<float>(4096, 2.f), &pages);
+    std::vector<std::string> words;
+    for (int i = 0; i < 1024; ++i)
+      words.push_back("a string too long for the small-string buffer " + std::to_string(i));
+    const Tensor strings = Tensor::from_values<std::string>(Shape{1024}, words, &pages);  // 32 KiB of std::string
+    ASSERT_EQ(pages.live_.size(), 3u);
+    auto it = pages.live_.begin();
+    EXPECT_EQ(it->second.bytes, plain_block(4095 * sizeof(float)));
+    // The header at the block's start (the arena's slots start pages), the elements at the
+    // next 64-byte boundary after it.
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(below.raw_data().data()) % StridedPages::page,
+              (sizeof(tseq::detail::TensorStorage) + 63) / 64 * 64);
+    ++it;
+    EXPECT_GT(it->second.bytes, plain_block(4096 * sizeof(float)));
+    EXPECT_LE(it->second.bytes - plain_block(4096 * sizeof(float)), 4096 * sizeof(float) / 32);
+    ++it;
+    EXPECT_GT(it->second.bytes, plain_block(1024 * sizeof(std::string)));
+    EXPECT_EQ(below.values<float>()[4094], 1.f);
+    EXPECT_EQ(at.values<float>()[4095], 2.f);
+    const auto got = strings.values<std::string>();
+    EXPECT_TRUE(std::equal(got.begin(), got.end(), words.begin(), words.end()));
   }
   EXPECT_TRUE(pages.live_.empty());
 }
