@@ -15,7 +15,9 @@ All figures on this page come from one run of `scripts/bench --vs-ort` (the quic
 named below, except where a paragraph names another run or a scratch program. Speed is only measured here, in Google Benchmark programs with every baseline in
 the same binary and the same run; no unit test times anything.
 
-- **Run**: {date}, `scripts/bench --vs-ort` at the commit that last changed this page.
+- **Run**: {date}, `scripts/bench --vs-ort` at commit e642c5e: the code of this page but for
+  the hash that picks a large tensor's header line (changed after the run, in 241d7a8; it
+  moves only tensors of 16 KiB or more, and only to other lines: docs/design.md, section 6).
 - **Machine**: the project's build machine, a virtual machine with {cpus} vCPUs ({cpu}, {mhz}
   MHz as Google Benchmark reads it), 24 GiB, Debian 12; g++ 12.2, CMake preset `release`
   (`-O3 -DNDEBUG`), Google Benchmark 1.7 (Debian's libbenchmark-dev),
