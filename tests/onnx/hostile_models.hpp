@@ -41,6 +41,17 @@ inline ::onnx::ModelProto split_bomb() {
   return make_model(g);
 }
 
+// SplitToSequence of input x along axis 0 into pieces of one row each; the output is their count.
+inline ::onnx::ModelProto split_rows() {
+  ::onnx::GraphProto g;
+  g.set_name("split_rows");
+  add_input(g, "x", tseq::DataType::Float, false);
+  add_node(g, "SplitToSequence", {"x"}, {"s"});
+  add_node(g, "SequenceLength", {"s"}, {"n"});
+  add_output(g, "n", tseq::DataType::Int64, false);
+  return make_model(g);
+}
+
 // Add of inputs a [n, 1] and b [1, n]: an n x n result.
 inline ::onnx::ModelProto add_broadcast() {
   ::onnx::GraphProto g;

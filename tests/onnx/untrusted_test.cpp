@@ -79,6 +79,21 @@ TEST(Untrusted, ScanOutputBombIsRefusedAsItGrows) {
       << e;
 }
 
+// Regression: the pre-check of SplitToSequence's bytes left out the cache-colouring slack of
+// pieces of 16 KiB or more, so a split just over the budget passed it and failed only at its
+// eighth piece. 8 pieces of 16 KiB: about 137,216 bytes with the slack, 133,120 without.
+TEST(Untrusted, ASplitOverTheBudgetIsRefusedBeforeItsFirstPiece) {
+  SessionOptions o;
+  o.max_run_bytes = 135000;
+  Session session(Model::from_proto(hostile::split_rows(), "split_rows.onnx"), o);
+  const std::vector<Value> in = {Value(Tensor::from_values<float>(Shape{8, 4096}, std::vector<float>(8 * 4096, 1.f)))};
+  const std::string e = error_of([&] { (void)session.run(in); });
+  EXPECT_TRUE(contains(e, "SplitToSequence: the result would take about 137216 bytes")) << e;
+  o.max_run_bytes = 140000;  // enough for the pieces as allocated
+  Session roomy(Model::from_proto(hostile::split_rows(), "split_rows.onnx"), o);
+  EXPECT_EQ(roomy.run(in)[0].tensor().value<std::int64_t>(0), 8);
+}
+
 TEST(Untrusted, TheRunBudgetCountsLiveTensorsAndOutputsMayOutliveTheSession) {
   SessionOptions o;
   o.max_run_bytes = 1 << 20;
