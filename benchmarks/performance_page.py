@@ -255,8 +255,9 @@ is how a change is measured.
   run, 2.61x, and in the Xeon run, 2.17x).** A persistent erase copies one node per level,
   and 10^6 elements have two more levels than 10^3 (4 against 2, plus the tail); the ratio
   follows the levels and the cache, not n. At 10^6 the path's nodes and tensors are out of
-  cache, and the erase at 10^6 took between 864 ns and 1.22 us in four runs on this machine on
-  the 2nd and 3rd: this run's 1.10 us, the second slowest, is what misses, with the 10^3
+  cache, and the erase at 10^6 took between 864 ns and 1.22 us in four `scripts/bench` runs on
+  this machine (2026-12-02T14:02:06Z 864 ns, 18:31:50Z 1.22 us; 2026-12-03T06:16:44Z 933 ns,
+  06:45:27Z 1.10 us): this run's 1.10 us, the second slowest, is what misses, with the 10^3
   erase at 329 ns against 358 in the earlier run.
 - **Against immer's flex_vector (2026-12-02, the code of the run of 14:02:06Z that day, before
   I3L; an AMD EPYC, 2 vCPUs).** A scratch program, g++ -O3, tensor handles, 10^6 unless said, five

@@ -145,20 +145,18 @@ void destroy_owned(TensorStorage* p) noexcept {
   r->deallocate(block, bytes, block_alignment);
 }
 
-// Cache colouring of large blocks. Allocators return blocks of this many bytes or more at one
-// fixed offset of a page (glibc: 16 bytes past a page for a block it maps, jemalloc: page-
-// aligned from 16 KiB), so headers placed at the block's start would all share one page
-// offset: one set of an L1 cache indexed by it (8 lines on most x86 cores), which a leaf of 32
-// tensor handles overflows on every copy. The header instead starts at one of
-// `colours(payload)` lines of the block, picked by a hash of the block's page.
-constexpr std::size_t colour_from = 16384;
-constexpr std::size_t line = 64;
-// Lines a header may start at: the slack, (colours - 1) lines, stays within 1/32 of the
-// payload; at most 64 (a whole 4 KiB page of offsets).
-constexpr std::size_t colours(std::size_t payload) noexcept {
-  return payload < colour_from ? 1 : std::min<std::size_t>(64, payload / (32 * line));
-}
-static_assert(63 * line <= std::numeric_limits<std::uint16_t>::max(), "block_offset holds any colour's offset");
+// Cache colouring of large blocks (TensorStorage::colours). Allocators hand out large blocks at
+// one fixed offset of a page (glibc: 16 bytes past a page for a block it maps), so headers
+// placed at the block's start would all share one page offset: one set of an L1 cache indexed
+// by it (8 lines on the EPYC measured), which a leaf of 32 tensor handles overflows on every copy. The header
+// instead starts at one of colours(payload) lines of the block, picked by a hash of its page.
+constexpr std::size_t line = TensorStorage::line;
+constexpr std::size_t most_slack = (TensorStorage::max_colours - 1) * line;
+static_assert(most_slack <= std::numeric_limits<std::uint16_t>::max(), "block_offset holds any colour's offset");
+static_assert((TensorStorage::colours(TensorStorage::colour_from) - 1) * line <=
+                      TensorStorage::slack_bound(TensorStorage::colour_from) &&
+                  most_slack <= TensorStorage::slack_bound(TensorStorage::max_colours * 32 * line),
+              "the slack stays within slack_bound");
 static_assert(sizeof(void*) != 8 || sizeof(TensorStorage) == 128, "block_offset sits in the header's padding");
 std::size_t colour_of(const void* block, std::size_t n) noexcept {
   // The page number through splitmix64's finaliser: blocks at any constant distance get
@@ -177,13 +175,12 @@ TensorStorage* TensorStorage::create(DataType t, Shape s, std::pmr::memory_resou
   const std::size_t elem = dtype_size(t);  // throws TypeError for an invalid t
   const auto n = static_cast<std::size_t>(s.num_elements());
   constexpr std::size_t header = sizeof(TensorStorage) + alignment - 1;
-  constexpr std::size_t most_slack = 63 * line;  // colours() <= 64
   if (n > (std::numeric_limits<std::size_t>::max() - header - most_slack) / elem) {
     throw ShapeError("shape " + to_string(s) + " is too large to allocate");
   }
   if (r == nullptr) r = default_memory_resource();
   const std::size_t payload = n * elem;
-  const std::size_t k = colours(payload);
+  const std::size_t k = TensorStorage::colours(payload);
   const std::size_t bytes = header + payload + (k - 1) * line;
   void* block = r->allocate(bytes, block_alignment);
   const std::size_t offset = k == 1 ? 0 : colour_of(block, k) * line;

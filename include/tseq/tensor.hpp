@@ -129,11 +129,22 @@ struct TensorStorage {
   static constexpr std::size_t alignment = 64;
   using destroy_fn = void (*)(TensorStorage*) noexcept;
 
+  // Cache colouring (create(); docs/design.md, section 6): an owned payload of colour_from
+  // bytes or more starts its header at one of colours(payload) lines of its block, which has
+  // (colours - 1) lines of slack: never more than slack_bound(payload).
+  static constexpr std::size_t line = 64;
+  static constexpr std::size_t colour_from = 16384;
+  static constexpr std::size_t max_colours = 64;  // a whole 4 KiB page of offsets
+  static constexpr std::size_t colours(std::size_t payload) noexcept {
+    return payload < colour_from ? 1 : std::min(max_colours, payload / (32 * line));
+  }
+  static constexpr std::size_t slack_bound(std::size_t payload) noexcept { return payload / 32; }
+
   std::atomic<std::size_t> refs{1};
   DataType dtype;
   Device device;
   bool writable;                   // the payload may be handed out for writing when refs == 1 (into_buffer)
-  std::uint16_t block_offset = 0;  // owned: bytes of the block before this header (k * 64 < 4096); else 0
+  std::uint16_t block_offset = 0;  // owned: bytes of the block before this header (k * line, k < colours); else 0
   Shape shape;
   std::size_t count;
   void* data_;

@@ -393,8 +393,8 @@ Values sequence_length(const Node&, Inputs& in, const Scope&, Context& cx) {
   return one(ops::sequence_length(take_sequence(in, 0), cx.resource));
 }
 
-// An upper bound of the header bytes of one tensor tseq allocates. A payload of 16 KiB or more
-// also brings up to 1/32 of its bytes of slack (cache colouring, TensorStorage::create).
+// An upper bound of the header bytes of one tensor tseq allocates (its payload may also bring
+// the cache-colouring slack: TensorStorage::slack_bound).
 constexpr std::int64_t kTensorOverhead = 256;
 
 Values split_to_sequence(const Node& n, Inputs& in, const Scope&, Context& cx) {
@@ -420,10 +420,12 @@ Values split_to_sequence(const Node& n, Inputs& in, const Scope&, Context& cx) {
     const std::int64_t payload =
         tseq::detail::checked_mul(static_cast<std::int64_t>(x.size()), static_cast<std::int64_t>(dtype_size(x.dtype())),
                                   "SplitToSequence", "the pieces' bytes");
-    cx.check_run_bytes(tseq::detail::checked_add(
-                           tseq::detail::checked_mul(pieces, kTensorOverhead, "SplitToSequence", "the pieces' bytes"),
-                           tseq::detail::checked_add(payload, payload / 32, "SplitToSequence", "the pieces' bytes"),
-                           "SplitToSequence", "the pieces' bytes"),
+    const auto slack =
+        static_cast<std::int64_t>(tseq::detail::TensorStorage::slack_bound(static_cast<std::size_t>(payload)));
+    const std::int64_t headers =
+        tseq::detail::checked_mul(pieces, kTensorOverhead, "SplitToSequence", "the pieces' bytes");
+    const std::int64_t blocks = tseq::detail::checked_add(payload, slack, "SplitToSequence", "the pieces' bytes");
+    cx.check_run_bytes(tseq::detail::checked_add(headers, blocks, "SplitToSequence", "the pieces' bytes"),
                        "SplitToSequence");
   }
   return one(ops::split_to_sequence(x, split, axis, keepdims, cx.resource));
