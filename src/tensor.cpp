@@ -174,7 +174,7 @@ std::size_t colour_of(const void* block, std::size_t n) noexcept {
 TensorStorage* TensorStorage::create(DataType t, Shape s, std::pmr::memory_resource* r) {
   const std::size_t elem = dtype_size(t);  // throws TypeError for an invalid t
   const auto n = static_cast<std::size_t>(s.num_elements());
-  constexpr std::size_t header = sizeof(TensorStorage) + alignment - 1;
+  constexpr std::size_t header = TensorStorage::header_bytes();
   if (n > (std::numeric_limits<std::size_t>::max() - header - most_slack) / elem) {
     throw ShapeError("shape " + to_string(s) + " is too large to allocate");
   }

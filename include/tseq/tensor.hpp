@@ -139,6 +139,10 @@ struct TensorStorage {
     return payload < colour_from ? 1 : std::min(max_colours, payload / (32 * line));
   }
   static constexpr std::size_t slack_bound(std::size_t payload) noexcept { return payload / 32; }
+  // Bytes of an owned block besides its payload and the slack: this header and up to
+  // alignment - 1 bytes before the payload. A block takes header_bytes() + payload +
+  // (colours(payload) - 1) * line.
+  static constexpr std::size_t header_bytes() noexcept { return sizeof(TensorStorage) + alignment - 1; }
 
   std::atomic<std::size_t> refs{1};
   DataType dtype;

@@ -393,10 +393,6 @@ Values sequence_length(const Node&, Inputs& in, const Scope&, Context& cx) {
   return one(ops::sequence_length(take_sequence(in, 0), cx.resource));
 }
 
-// An upper bound of the header bytes of one tensor tseq allocates (its payload may also bring
-// the cache-colouring slack: TensorStorage::slack_bound).
-constexpr std::int64_t kTensorOverhead = 256;
-
 Values split_to_sequence(const Node& n, Inputs& in, const Scope&, Context& cx) {
   const Tensor& x = tensor_input(in, 0);
   const auto split = optional_tensor(in, 1);
@@ -422,8 +418,10 @@ Values split_to_sequence(const Node& n, Inputs& in, const Scope&, Context& cx) {
                                   "SplitToSequence", "the pieces' bytes");
     const auto slack =
         static_cast<std::int64_t>(tseq::detail::TensorStorage::slack_bound(static_cast<std::size_t>(payload)));
-    const std::int64_t headers =
-        tseq::detail::checked_mul(pieces, kTensorOverhead, "SplitToSequence", "the pieces' bytes");
+    // Each piece is a block of its own: a header (TensorStorage::header_bytes) and its part of
+    // the payload with the colour slack, which summed stays within slack_bound(payload).
+    constexpr auto header = static_cast<std::int64_t>(tseq::detail::TensorStorage::header_bytes());
+    const std::int64_t headers = tseq::detail::checked_mul(pieces, header, "SplitToSequence", "the pieces' bytes");
     const std::int64_t blocks = tseq::detail::checked_add(payload, slack, "SplitToSequence", "the pieces' bytes");
     cx.check_run_bytes(tseq::detail::checked_add(headers, blocks, "SplitToSequence", "the pieces' bytes"),
                        "SplitToSequence");

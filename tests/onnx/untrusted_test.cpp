@@ -17,6 +17,7 @@
 #include "support/error_of.hpp"
 #include "tseq/onnx/executor.hpp"
 #include "tseq/onnx/proto.hpp"
+#include "tseq/tensor.hpp"
 
 namespace {
 
@@ -81,17 +82,33 @@ TEST(Untrusted, ScanOutputBombIsRefusedAsItGrows) {
 
 // Regression: the pre-check of SplitToSequence's bytes left out the cache-colouring slack of
 // pieces of 16 KiB or more, so a split just over the budget passed it and failed only at its
-// eighth piece. 8 pieces of 16 KiB: about 137,216 bytes with the slack, 133,120 without.
+// eighth piece. 8 pieces of 16 KiB: blocks of 191 + 16,384 + 448 bytes (header, payload,
+// slack), 136,184 in all; the pre-check's bound is 136,696 (8 headers, the payload and 1/32 of
+// it), 133,120 without the slack.
 TEST(Untrusted, ASplitOverTheBudgetIsRefusedBeforeItsFirstPiece) {
   SessionOptions o;
   o.max_run_bytes = 135000;
   Session session(Model::from_proto(hostile::split_rows(), "split_rows.onnx"), o);
   const std::vector<Value> in = {Value(Tensor::from_values<float>(Shape{8, 4096}, std::vector<float>(8 * 4096, 1.f)))};
+  const count_allocations c;
   const std::string e = error_of([&] { (void)session.run(in); });
-  EXPECT_TRUE(contains(e, "SplitToSequence: the result would take about 137216 bytes")) << e;
+  EXPECT_TRUE(contains(e, "SplitToSequence: the result would take about 136696 bytes")) << e;
+  EXPECT_LT(c.delta().bytes, std::size_t{16384}) << "refused before a piece was allocated";
   o.max_run_bytes = 140000;  // enough for the pieces as allocated
   Session roomy(Model::from_proto(hostile::split_rows(), "split_rows.onnx"), o);
   EXPECT_EQ(roomy.run(in)[0].tensor().value<std::int64_t>(0), 8);
+}
+
+// The pre-check counts each piece's header as TensorStorage::header_bytes() (191 bytes here),
+// not a hand bound (it was 256 a piece, which refused this budget: 137,216 bytes), so a split
+// whose blocks fit runs: 136,184 bytes of pieces and the 199 of SequenceLength's result.
+TEST(Untrusted, ASplitThatFitsTheBudgetRuns) {
+  static_assert(sizeof(void*) != 8 || tseq::detail::TensorStorage::header_bytes() == 191);
+  SessionOptions o;
+  o.max_run_bytes = 137000;
+  Session session(Model::from_proto(hostile::split_rows(), "split_rows.onnx"), o);
+  const std::vector<Value> in = {Value(Tensor::from_values<float>(Shape{8, 4096}, std::vector<float>(8 * 4096, 1.f)))};
+  EXPECT_EQ(session.run(in)[0].tensor().value<std::int64_t>(0), 8);
 }
 
 TEST(Untrusted, TheRunBudgetCountsLiveTensorsAndOutputsMayOutliveTheSession) {
