@@ -416,11 +416,11 @@ Values split_to_sequence(const Node& n, Inputs& in, const Scope&, Context& cx) {
     const std::int64_t payload =
         tseq::detail::checked_mul(static_cast<std::int64_t>(x.size()), static_cast<std::int64_t>(dtype_size(x.dtype())),
                                   "SplitToSequence", "the pieces' bytes");
-    const auto slack =
-        static_cast<std::int64_t>(tseq::detail::TensorStorage::slack_bound(static_cast<std::size_t>(payload)));
     // Each piece is a block of its own: a header (TensorStorage::header_bytes) and its part of
     // the payload with the colour slack, which summed stays within slack_bound(payload).
     constexpr auto header = static_cast<std::int64_t>(tseq::detail::TensorStorage::header_bytes());
+    const auto slack =
+        static_cast<std::int64_t>(tseq::detail::TensorStorage::slack_bound(static_cast<std::size_t>(payload)));
     const std::int64_t headers = tseq::detail::checked_mul(pieces, header, "SplitToSequence", "the pieces' bytes");
     const std::int64_t blocks = tseq::detail::checked_add(payload, slack, "SplitToSequence", "the pieces' bytes");
     cx.check_run_bytes(tseq::detail::checked_add(headers, blocks, "SplitToSequence", "the pieces' bytes"),

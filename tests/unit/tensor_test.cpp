@@ -175,8 +175,10 @@ class StridedPages final : public std::pmr::memory_resource {
 };
 
 // Bytes an owned payload of `payload` bytes would take with no colouring: header, the slack
-// that aligns the elements to 64 bytes, the elements.
-constexpr std::size_t plain_block(std::size_t payload) { return sizeof(tseq::detail::TensorStorage) + 63 + payload; }
+// that aligns the elements to 64 bytes (header_bytes(), pinned at 191 bytes on 64-bit), the
+// elements.
+static_assert(sizeof(void*) != 8 || tseq::detail::TensorStorage::header_bytes() == 128 + 63);
+constexpr std::size_t plain_block(std::size_t payload) { return tseq::detail::TensorStorage::header_bytes() + payload; }
 
 // Regression: every large tensor's header (and its reference count) sat at one page offset,
 // so that copying a leaf of such handles thrashed one L1 set (a 10-element SequenceErase of
