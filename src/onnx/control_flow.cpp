@@ -55,9 +55,12 @@ Values run_loop(const Node& n, Inputs& in, const Scope& scope, Context& cx) {
       scans[k].push_back(v.tensor());
     }
   }
+  // The body's outputs are (cond, carried..., scans...): scan k is output 1 + n_carried + k.
+  // (Not 1 + result.size() + k: result grows below, one entry per scan output.)
+  const std::size_t n_carried = carried.size();
   Values result = std::move(carried);
   for (std::size_t k = 0; k < n_scan; ++k) {
-    const DataType t = body.outputs[1 + result.size() + k].type.dtype;  // typed at load
+    const DataType t = body.outputs[1 + n_carried + k].type.dtype;  // typed at load
     if (scans[k].empty()) {
       result.emplace_back(TensorBuffer(t, Shape{0}, cx.resource).freeze());
     } else {

@@ -86,6 +86,9 @@ struct Graph {
   std::unordered_map<std::string, int> slot_of;
   std::vector<int> input_slots;
   std::vector<int> output_slots;  // -1: an output taken from an enclosing graph
+  // Output i may be moved out of its slot: no later output names the same value (an output
+  // listed twice, [y, y], is copied at its first mention and moved at its last).
+  std::vector<bool> output_move;
   std::vector<std::pair<int, Value>> initializer_slots;
 };
 

@@ -278,6 +278,9 @@ Values slice(const Node& n, Inputs& in, const Scope&, Context& cx) {
     if (s > 0) {
       b = std::clamp<std::int64_t>(b, 0, dim);
       e = std::clamp<std::int64_t>(e, 0, dim);
+    } else if (dim == 0) {  // [0, dim - 1] is empty: std::clamp's hi < lo would be undefined
+      b = 0;
+      e = 0;
     } else {
       b = std::clamp<std::int64_t>(b, 0, dim - 1);
       e = std::clamp<std::int64_t>(e, -1, dim - 1);

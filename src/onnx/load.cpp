@@ -298,6 +298,15 @@ std::shared_ptr<Graph> compile(const ::onnx::GraphProto& gp, const Loader& L, co
     auto it = g->slot_of.find(o.name);
     g->output_slots.push_back(it == g->slot_of.end() ? -1 : it->second);
   }
+  // Linear: walk the outputs backwards, remembering the slots already seen.
+  g->output_move.assign(g->outputs.size(), false);
+  std::vector<bool> named_later(g->slot_of.size(), false);
+  for (std::size_t i = g->outputs.size(); i-- > 0;) {
+    const int s = g->output_slots[i];
+    if (s < 0) continue;
+    g->output_move[i] = !named_later[static_cast<std::size_t>(s)];
+    named_later[static_cast<std::size_t>(s)] = true;
+  }
   return g;
 }
 

@@ -60,12 +60,25 @@ void Context::check_stop(std::string_view where, std::int64_t index) const {
   const bool cancelled = options.cancel != nullptr && options.cancel->load(std::memory_order_relaxed);
   const bool late = !cancelled && options.time_limit.count() > 0 && std::chrono::steady_clock::now() > deadline;
   if (!cancelled && !late) return;
-  const std::string at =
-      where.empty() ? std::string() : std::string(where) + (index >= 0 ? " " + std::to_string(index) : "") + ": ";
-  if (cancelled) throw RunStopped(at + "the run was cancelled (SessionOptions::cancel)");
-  throw RunStopped(at + "the run took longer than its time limit of " +
-                   std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(options.time_limit).count()) +
-                   " ms (SessionOptions::time_limit)");
+  // Appended piece by piece: GCC 12 at -O3 warns (-Wrestrict, a false positive) on the same
+  // message built with operator+ of temporaries.
+  std::string msg;
+  if (!where.empty()) {
+    msg.append(where);
+    if (index >= 0) {
+      msg += ' ';
+      msg += std::to_string(index);
+    }
+    msg += ": ";
+  }
+  if (cancelled) {
+    msg += "the run was cancelled (SessionOptions::cancel)";
+    throw RunStopped(msg);
+  }
+  msg += "the run took longer than its time limit of ";
+  msg += std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(options.time_limit).count());
+  msg += " ms (SessionOptions::time_limit)";
+  throw RunStopped(msg);
 }
 
 void Context::check_tensor(std::int64_t elements, DataType dtype, std::string_view op) const {
@@ -179,8 +192,13 @@ Values run_graph(const Graph& g, Scope& scope, Context& cx) {
   for (std::size_t i = 0; i < g.outputs.size(); ++i) {
     const int slot = g.output_slots[i];
     if (slot >= 0 && scope.slots[static_cast<std::size_t>(slot)]) {
-      result.push_back(std::move(*scope.slots[static_cast<std::size_t>(slot)]));
-      scope.slots[static_cast<std::size_t>(slot)].reset();
+      auto& cell = scope.slots[static_cast<std::size_t>(slot)];
+      if (g.output_move[i]) {  // this slot's last mention among the outputs
+        result.push_back(std::move(*cell));
+        cell.reset();
+      } else {
+        result.push_back(*cell);
+      }
     } else if (const Value* v = scope.parent != nullptr ? scope.parent->find(g.outputs[i].name) : nullptr) {
       result.push_back(*v);
     } else {
