@@ -2,7 +2,10 @@
 # Usage: ensure_debian_packages pkg...   (one apt-get update, then one apt-get install -y)
 
 TSEQ_TEST_PACKAGES=(cmake ninja-build g++ pkg-config libboost-dev libeigen3-dev libgtest-dev libgmock-dev
-  libbenchmark-dev libonnx-dev libprotobuf-dev protobuf-compiler libdlpack-dev)
+  libbenchmark-dev libonnx-dev libprotobuf-dev protobuf-compiler libdlpack-dev
+  # The Python package (python/) and its tests (tests/python), for Debian's /usr/bin/python3.
+  python3-dev python3-pybind11 pybind11-dev python3-numpy python3-pytest python3-hypothesis
+  python3-pyrsistent python3-onnx python3-torch)
 # scripts/test --clang (and package.public_headers, which uses clang++ when present).
 TSEQ_CLANG_PACKAGES=(clang)
 # scripts/lint: clang-format; clang-tidy (with the clang build's compile_commands.json).

@@ -1,0 +1,78 @@
+// The extension module tseq._tseq; the package (python/tseq/__init__.py) re-exports it.
+
+#include "convert.hpp"
+#include "tseq/onnx/executor.hpp"
+
+namespace tseq::python {
+
+namespace {
+
+// The Python classes of tseq's errors (module attributes, alive as long as the module).
+PyObject* error_class = nullptr;
+PyObject* type_error_class = nullptr;
+PyObject* shape_error_class = nullptr;
+PyObject* index_error_class = nullptr;
+PyObject* device_error_class = nullptr;
+PyObject* run_stopped_class = nullptr;
+
+PyObject* make_error(py::module_& m, const char* name, py::tuple bases, const char* doc) {
+  py::dict ns;
+  ns["__module__"] = "tseq";
+  ns["__doc__"] = doc;
+  py::object cls = py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(&PyType_Type))(name, bases, ns);
+  m.attr(name) = cls;
+  return cls.release().ptr();
+}
+
+}  // namespace
+
+void bind_errors(py::module_& m) {
+  const auto builtins = py::module_::import("builtins");
+  error_class = make_error(m, "Error", py::make_tuple(builtins.attr("RuntimeError")),
+                           "Base of every tseq error (tseq::Error): the message names the operation, the bad value "
+                           "and the valid range.");
+  const py::handle base(error_class);
+  type_error_class = make_error(m, "TypeError", py::make_tuple(base, builtins.attr("TypeError")),
+                                "A value of the wrong element type, or an object tseq cannot take (tseq::TypeError).");
+  shape_error_class = make_error(m, "ShapeError", py::make_tuple(base, builtins.attr("ValueError")),
+                                 "Shapes that do not fit, or memory that is not C-contiguous (tseq::ShapeError).");
+  index_error_class = make_error(m, "IndexError", py::make_tuple(base, builtins.attr("IndexError")),
+                                 "A position or axis outside its valid range (tseq::IndexError).");
+  device_error_class =
+      make_error(m, "DeviceError", py::make_tuple(base, builtins.attr("ValueError")),
+                 "An operation that reads payload met memory the host cannot read (tseq::DeviceError).");
+  run_stopped_class =
+      make_error(m, "RunStopped", py::make_tuple(base),
+                 "A tseq.onnx run stopped by its time limit or its cancellation (tseq::onnx::RunStopped).");
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const onnx::RunStopped& e) {
+      PyErr_SetString(run_stopped_class, e.what());
+    } catch (const IndexError& e) {
+      PyErr_SetString(index_error_class, e.what());
+    } catch (const TypeError& e) {
+      PyErr_SetString(type_error_class, e.what());
+    } catch (const ShapeError& e) {
+      PyErr_SetString(shape_error_class, e.what());
+    } catch (const DeviceError& e) {
+      PyErr_SetString(device_error_class, e.what());
+    } catch (const Error& e) {
+      PyErr_SetString(error_class, e.what());
+    }
+  });
+}
+
+}  // namespace tseq::python
+
+PYBIND11_MODULE(_tseq, m) {
+  namespace tp = tseq::python;
+  m.doc() = "tseq's extension module; import tseq (docs/python.md).";
+  tp::bind_errors(m);
+  tp::bind_tensor(m);
+  tp::bind_sequence(m);
+  auto ops = m.def_submodule("ops", "The ONNX sequence operators (tseq::ops).");
+  tp::bind_ops(ops);
+  auto onnx = m.def_submodule("onnx", "A small ONNX executor over tseq values (tseq::onnx).");
+  tp::bind_onnx(onnx);
+}

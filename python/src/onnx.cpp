@@ -1,0 +1,281 @@
+// tseq.onnx: Session over tseq::onnx::Model and Session. Runs release the GIL; on the main
+// thread a run goes on a worker thread while the caller waits for it and checks for signals,
+// so that Ctrl-C (KeyboardInterrupt) stops it through the cancellation flag.
+
+#include <pybind11/stl.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "convert.hpp"
+#include "tseq/onnx/executor.hpp"
+
+namespace tseq::python {
+
+namespace {
+
+using onnx::SessionOptions;
+using onnx::Value;
+using onnx::ValueType;
+
+// SessionOptions with time_limit in seconds (a float); the rest as in C++.
+struct Options {
+  SessionOptions o;
+
+  [[nodiscard]] double time_limit() const { return std::chrono::duration<double>(o.time_limit).count(); }
+  void set_time_limit(double seconds) {
+    if (!(seconds >= 0)) throw Error("SessionOptions.time_limit: " + std::to_string(seconds) + " is not >= 0");
+    // Longer than about 292 years is no limit (the nanosecond count would not fit).
+    o.time_limit = seconds >= 9.2e9 ? std::chrono::nanoseconds(0)
+                                    : std::chrono::nanoseconds(static_cast<std::int64_t>(seconds * 1e9));
+  }
+};
+
+std::int64_t non_negative(std::int64_t v, const char* name) {
+  if (v < 0) throw Error(std::string("SessionOptions.") + name + ": " + std::to_string(v) + " is negative");
+  return v;
+}
+
+py::object to_python(const Value& v) {
+  if (v.is_tensor()) return wrap(v.tensor());
+  if (v.is_sequence()) return wrap(v.sequence());
+  if (!v.optional().has_value()) return py::none();
+  return to_python(*v.optional().element);
+}
+
+Value from_python(py::handle obj, ValueType::Kind kind, DataType dtype, const std::string& what) {
+  if (kind == ValueType::Kind::Sequence) {
+    if (py::isinstance<TensorSequence>(obj)) return obj.cast<const TensorSequence&>();
+    if (py::isinstance<py::list>(obj) || py::isinstance<py::tuple>(obj)) {
+      return sequence_of(obj, dtype, what.c_str());
+    }
+    throw TypeError(what + ": a sequence input takes a tseq.Sequence or a list of tensors, not a " +
+                    py::str(py::type::handle_of(obj).attr("__name__")).cast<std::string>());
+  }
+  return to_tensor(obj, false, what);
+}
+
+Value feed_value(py::handle obj, const onnx::ValueInfo& input) {
+  const std::string what = "input '" + input.name + "'";
+  const ValueType& t = input.type;
+  if (t.kind != ValueType::Kind::Optional) {
+    if (obj.is_none()) throw TypeError(what + " (" + onnx::to_string(t) + ") was fed None");
+    return from_python(obj, t.kind, t.dtype, what);
+  }
+  if (obj.is_none()) return onnx::OptionalValue{nullptr, t};
+  return onnx::OptionalValue{std::make_shared<const Value>(from_python(obj, t.optional_of, t.dtype, what)), t};
+}
+
+bool on_main_thread() {
+  static const py::object threading = py::module_::import("threading");
+  return threading.attr("main_thread")().attr("ident").cast<unsigned long>() == PyThread_get_thread_ident();
+}
+
+class PySession {
+ public:
+  PySession(py::handle model, const std::optional<Options>& options)
+      : cancel_(std::make_unique<std::atomic<bool>>(false)), model_(load(model)) {
+    SessionOptions o = options ? options->o : SessionOptions{};
+    o.cancel = cancel_.get();
+    session_ = std::make_unique<onnx::Session>(model_, o);
+  }
+
+  [[nodiscard]] py::list inputs() const { return describe(model_.inputs()); }
+  [[nodiscard]] py::list outputs() const { return describe(model_.outputs()); }
+  [[nodiscard]] int opset() const { return model_.opset(); }
+  [[nodiscard]] py::dict stats() const {
+    py::dict d;
+    d["nodes"] = stats_.nodes;
+    d["moved_inputs"] = stats_.moved_inputs;
+    d["shared_inputs"] = stats_.shared_inputs;
+    return d;
+  }
+
+  py::dict run(const py::dict& feeds) {
+    std::vector<std::pair<std::string, Value>> args;
+    for (auto [key, value] : feeds) {
+      if (!py::isinstance<py::str>(key)) throw TypeError("Session.run: feed names must be str");
+      const auto name = key.cast<std::string>();
+      const auto& ins = model_.inputs();
+      auto it = std::find_if(ins.begin(), ins.end(), [&](const onnx::ValueInfo& i) { return i.name == name; });
+      if (it == ins.end()) {
+        std::string names;
+        for (const auto& i : ins) names += (names.empty() ? "'" : ", '") + i.name + "'";
+        throw Error(model_.name() + ": '" + name + "' is not an input of the graph (its inputs: " +
+                    (names.empty() ? "none" : names) + ")");
+      }
+      args.emplace_back(name, feed_value(value, *it));
+    }
+    std::vector<Value> out = run_unlocked(std::move(args));
+    py::dict result;
+    const auto& outs = model_.outputs();
+    for (std::size_t i = 0; i < out.size() && i < outs.size(); ++i) result[py::str(outs[i].name)] = to_python(out[i]);
+    {
+      py::gil_scoped_release unlocked;  // tensors adopted from Python take the GIL as they go
+      out.clear();
+    }
+    return result;
+  }
+
+ private:
+  static onnx::Model load(py::handle model) {
+    if (PyBytes_Check(model.ptr()) != 0 || PyByteArray_Check(model.ptr()) != 0 ||
+        PyMemoryView_Check(model.ptr()) != 0) {
+      const std::string bytes = py::bytes(py::reinterpret_borrow<py::object>(model));
+      py::gil_scoped_release unlocked;
+      return onnx::Model::parse(std::as_bytes(std::span<const char>(bytes.data(), bytes.size())), "model bytes");
+    }
+    const py::object fspath = py::module_::import("os").attr("fspath");
+    const auto path = fspath(model).cast<std::string>();
+    py::gil_scoped_release unlocked;
+    return onnx::Model::load(std::filesystem::path(path));
+  }
+
+  static py::list describe(const std::vector<onnx::ValueInfo>& v) {
+    py::list r;
+    for (const auto& i : v) r.append(py::make_tuple(i.name, onnx::to_string(i.type)));
+    return r;
+  }
+
+  // Runs without the GIL, one run at a time (a C++ Session is not for concurrent use).
+  std::vector<Value> run_unlocked(std::vector<std::pair<std::string, Value>> args) {
+    if (!on_main_thread()) {
+      py::gil_scoped_release unlocked;
+      const std::lock_guard<std::mutex> lock(mutex_);
+      cancel_->store(false);
+      auto out = session_->run(std::move(args));
+      stats_ = session_->stats();
+      return out;
+    }
+    // The main thread: signals are handled here only, between waits of 20 ms.
+    std::vector<Value> out;
+    std::exception_ptr failure;
+    bool done = false;
+    std::mutex m;
+    std::condition_variable cv;
+    PyObject* type = nullptr;
+    PyObject* value = nullptr;
+    PyObject* trace = nullptr;
+    {
+      py::gil_scoped_release unlocked;
+      const std::lock_guard<std::mutex> lock(mutex_);
+      cancel_->store(false);
+      std::thread worker([&] {
+        try {
+          out = session_->run(std::move(args));
+        } catch (...) {
+          failure = std::current_exception();
+        }
+        const std::lock_guard<std::mutex> g(m);
+        done = true;
+        cv.notify_one();
+      });
+      std::unique_lock<std::mutex> wait(m);
+      while (!cv.wait_for(wait, std::chrono::milliseconds(20), [&] { return done; })) {
+        if (type != nullptr) continue;  // interrupted: waiting for the run to stop
+        wait.unlock();
+        {
+          py::gil_scoped_acquire held;
+          if (PyErr_CheckSignals() != 0) {
+            PyErr_Fetch(&type, &value, &trace);
+            cancel_->store(true);
+          }
+        }
+        wait.lock();
+      }
+      wait.unlock();
+      worker.join();
+      stats_ = session_->stats();
+      if (type != nullptr) {
+        out.clear();  // the run stopped (or finished) after the signal: its values are dropped
+        failure = nullptr;
+      }
+    }
+    if (type != nullptr) {
+      PyErr_Restore(type, value, trace);
+      throw py::error_already_set();
+    }
+    if (failure) std::rethrow_exception(failure);
+    return out;
+  }
+
+  std::unique_ptr<std::atomic<bool>> cancel_;  // SessionOptions::cancel points here
+  onnx::Model model_;
+  std::unique_ptr<onnx::Session> session_;
+  onnx::RunStats stats_;
+  std::mutex mutex_;
+};
+
+}  // namespace
+
+void bind_onnx(py::module_& m) {
+  py::class_<Options>(m, "SessionOptions", R"doc(
+Resource limits of a Session (tseq::onnx::SessionOptions; docs/onnx.md). The defaults limit
+nothing (a trusted model); SessionOptions.untrusted() gives limits for models nobody trusted.
+Keyword arguments set fields: SessionOptions(max_loop_iterations=100, time_limit=0.5).
+)doc")
+      .def(py::init([](const py::kwargs& limits) {
+        py::object o = py::cast(Options{});
+        for (auto [k, v] : limits) {
+          if (!py::hasattr(o, k)) {
+            throw TypeError("SessionOptions: no limit named '" + k.cast<std::string>() +
+                            "' (max_loop_iterations, max_tensor_elements, max_tensor_bytes, max_run_bytes, "
+                            "max_sequence_length, time_limit)");
+          }
+          o.attr(k) = v;
+        }
+        return o.cast<Options>();
+      }))
+      .def_static(
+          "untrusted", [] { return Options{SessionOptions::untrusted()}; },
+          "10^7 loop iterations, 2^28 elements and 1 GiB per tensor, 4 GiB of tensors per run, 10^7 tensors per "
+          "sequence, 10 minutes per run.")
+#define TSEQ_LIMIT(name, doc)                                                                                    \
+  def_property(                                                                                                  \
+      #name, [](const Options& o) { return o.o.name; },                                                          \
+      [](Options& o, std::int64_t v) { o.o.name = non_negative(v, #name); }, doc)
+      .TSEQ_LIMIT(max_loop_iterations, "Iterations one Loop node may run.")
+      .TSEQ_LIMIT(max_tensor_elements, "Elements of one tensor an operator may create.")
+      .TSEQ_LIMIT(max_tensor_bytes, "Bytes of one tensor an operator may create.")
+      .TSEQ_LIMIT(max_run_bytes, "Bytes of all tensors the run creates that are alive at once.")
+      .TSEQ_LIMIT(max_sequence_length, "Tensors in one sequence an operator may create.")
+#undef TSEQ_LIMIT
+      .def_property("time_limit", &Options::time_limit, &Options::set_time_limit,
+                    "Seconds one run may take (0: no limit); past it the run raises tseq.RunStopped.")
+      .def("__repr__", [](const Options& o) {
+        return "tseq.onnx.SessionOptions(max_loop_iterations=" + std::to_string(o.o.max_loop_iterations) +
+               ", max_tensor_elements=" + std::to_string(o.o.max_tensor_elements) +
+               ", max_tensor_bytes=" + std::to_string(o.o.max_tensor_bytes) +
+               ", max_run_bytes=" + std::to_string(o.o.max_run_bytes) +
+               ", max_sequence_length=" + std::to_string(o.o.max_sequence_length) +
+               ", time_limit=" + std::to_string(o.time_limit()) + ")";
+      });
+
+  py::class_<PySession>(m, "Session", R"doc(
+Runs an ONNX model with tseq values (tseq::onnx::Session): Session(model, options=None), model
+a path (str or os.PathLike) or the serialized bytes. The model is checked when loaded
+(tseq.Error naming the node and the problem).
+
+run(feeds) takes a dict of input name to: a numpy array, torch tensor or tseq.Tensor (tensor
+inputs, taken without copying); a tseq.Sequence or a list of tensor-likes (sequence inputs);
+None (an empty optional). It returns a dict of output name to tseq.Tensor, tseq.Sequence or
+None (an empty optional). The GIL is released while the model runs; Ctrl-C stops a run on the
+main thread (KeyboardInterrupt). One run at a time per Session: runs from several threads wait
+for each other (create a Session per thread to run in parallel).
+)doc")
+      .def(py::init<py::handle, const std::optional<Options>&>(), py::arg("model"), py::arg("options") = py::none())
+      .def_property_readonly("inputs", &PySession::inputs, "[(name, type)] of the graph's inputs.")
+      .def_property_readonly("outputs", &PySession::outputs, "[(name, type)] of the graph's outputs.")
+      .def_property_readonly("opset", &PySession::opset, "The default-domain opset the model imports.")
+      .def_property_readonly("stats", &PySession::stats,
+                             "Counters of the last run: nodes, moved_inputs, shared_inputs.")
+      .def("run", &PySession::run, py::arg("feeds"), "Runs the model: {input name: value} -> {output name: value}.");
+}
+
+}  // namespace tseq::python

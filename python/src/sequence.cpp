@@ -1,0 +1,233 @@
+// tseq.Sequence: TensorSequence as an immutable, list-like Python value.
+
+#include <pybind11/stl.h>
+
+#include <limits>
+#include <optional>
+
+#include "convert.hpp"
+
+namespace tseq::python {
+
+namespace {
+
+using Seq = TensorSequence;
+
+// A Python position as a C++ int64; TypeError naming `what` for other objects, IndexError for
+// an int that does not fit.
+std::int64_t position_of(py::handle i, const char* what) {
+  if (PyBool_Check(i.ptr()) != 0 || PyIndex_Check(i.ptr()) == 0) {
+    throw TypeError(std::string(what) + ": a position must be an int, not " +
+                    py::str(py::type::handle_of(i).attr("__name__")).cast<std::string>());
+  }
+  int overflow = 0;
+  const py::object n = py::reinterpret_steal<py::object>(PyNumber_Index(i.ptr()));
+  if (!n) throw py::error_already_set();
+  const long long v = PyLong_AsLongLongAndOverflow(n.ptr(), &overflow);
+  if (overflow != 0) {
+    throw IndexError(std::string(what) + ": position " + py::str(n).cast<std::string>() +
+                     " does not fit in 64 bits");
+  }
+  if (v == -1 && PyErr_Occurred() != nullptr) throw py::error_already_set();
+  return v;
+}
+
+// Position p in [lo, hi] relative to n, with negative positions counting from the back (as
+// ONNX and Python); IndexError naming the method, the position and the range otherwise.
+std::size_t resolve(const char* what, std::int64_t p, std::size_t n, bool end_allowed) {
+  const auto size = static_cast<std::int64_t>(n);  // a sequence's size fits: it counts allocations
+  const std::int64_t hi = end_allowed ? size : size - 1;
+  if (p < -size || p > hi) {
+    throw IndexError(std::string(what) + ": position " + std::to_string(p) +
+                     (n == 0 && !end_allowed ? std::string(" on an empty sequence")
+                                             : " is out of range [" + std::to_string(-size) + ", " + std::to_string(hi) +
+                                                   "] for a sequence of " + std::to_string(n) + " tensors"));
+  }
+  return static_cast<std::size_t>(p < 0 ? p + size : p);
+}
+
+// Tensors of an iterable, converted (no copy) and checked against `dtype` (or the first's).
+Seq sequence_from(py::handle iterable, py::handle dtype_obj, const char* what) {
+  if (py::isinstance<Seq>(iterable)) {
+    const Seq& s = iterable.cast<const Seq&>();
+    if (dtype_obj.is_none() || dtype_from_python(dtype_obj, what) == s.dtype()) return s;
+  }
+  std::optional<DataType> dtype;
+  if (!dtype_obj.is_none()) dtype = dtype_from_python(dtype_obj, what);
+  Seq::container_type::builder b;
+  std::size_t i = 0;
+  for (py::handle item : py::iter(iterable)) {
+    Tensor t = to_tensor(item, false, what);
+    if (!dtype) dtype = t.dtype();
+    if (t.dtype() != *dtype) {
+      throw TypeError(std::string(what) + ": tensor " + std::to_string(i) + " is " + dtype_name(t.dtype()) +
+                      ", not " + dtype_name(*dtype) + " like the sequence");
+    }
+    b.push_back(std::move(t));
+    ++i;
+  }
+  return {dtype.value_or(DataType::Float), std::move(b).persistent()};
+}
+
+const Seq& as_sequence(py::handle o, const char* what) {
+  if (!py::isinstance<Seq>(o)) {
+    throw TypeError(std::string(what) + ": expected a tseq.Sequence, got a " +
+                    py::str(py::type::handle_of(o).attr("__name__")).cast<std::string>());
+  }
+  return o.cast<const Seq&>();
+}
+
+py::object get_item(const Seq& s, py::handle key) {
+  if (PySlice_Check(key.ptr()) != 0) {
+    Py_ssize_t start = 0;
+    Py_ssize_t stop = 0;
+    Py_ssize_t step = 0;
+    if (PySlice_Unpack(key.ptr(), &start, &stop, &step) != 0) throw py::error_already_set();
+    const Py_ssize_t len = PySlice_AdjustIndices(static_cast<Py_ssize_t>(s.size()), &start, &stop, step);
+    if (step == 1) return wrap(s.slice(static_cast<std::size_t>(start), static_cast<std::size_t>(start + len)));
+    // Other steps: a new sequence of the chosen tensors, O(k log n).
+    Seq::container_type::builder b;
+    for (Py_ssize_t k = 0; k < len; ++k) b.push_back(s[static_cast<std::size_t>(start + k * step)]);
+    return wrap(Seq(s.dtype(), std::move(b).persistent()));
+  }
+  const std::int64_t p = position_of(key, "Sequence[]");
+  return wrap(s[resolve("Sequence[]", p, s.size(), false)]);
+}
+
+std::string repr(const Seq& s) {
+  std::string r = "tseq.Sequence(" + dtype_name(s.dtype()) + ", " + std::to_string(s.size()) + (s.size() == 1 ? " tensor" : " tensors");
+  if (!s.empty()) {
+    r += ": [";
+    const std::size_t shown = std::min<std::size_t>(s.size(), 3);
+    for (std::size_t i = 0; i < shown; ++i) {
+      const Tensor& t = s[i];
+      if (i > 0) r += ", ";
+      r += t.device().is_host_readable() ? to_string(t, 4) : dtype_name(t.dtype()) + to_string(t.shape());
+    }
+    if (shown < s.size()) r += ", ...";
+    r += "]";
+  }
+  return r + ")";
+}
+
+}  // namespace
+
+py::object wrap(TensorSequence s) { return py::cast(std::move(s)); }
+
+void bind_sequence(py::module_& m) {
+  py::class_<Seq> cls(m, "Sequence", R"doc(
+An immutable, persistent sequence of tensors of one element type: ONNX's seq(tensor(T)).
+
+Sequence(iterable=(), dtype=None) takes tensors or anything tseq.Tensor accepts (numpy
+arrays, torch tensors), without copying their memory. dtype defaults to the first tensor's
+(float32 for an empty sequence); every tensor must have it (tseq.TypeError).
+
+List-like: len(s), s[i] (negative i counts from the back; tseq.IndexError outside), s[a:b]
+(an O(log n) slice sharing the tree; other steps build a new sequence, O(k log n)), iteration,
+s + other (O(log n) concatenation), ==. Every update (append, insert, erase, set) returns a
+new Sequence in O(log n) and leaves s unchanged; no tensor payload is ever copied. Sequences
+are safe to read and derive from in several threads at once.
+)doc");
+  cls.def(py::init([](py::handle iterable, py::handle dtype) {
+            return sequence_from(iterable, dtype, "tseq.Sequence");
+          }),
+          py::arg("iterable") = py::tuple(), py::arg("dtype") = py::none())
+      .def_property_readonly(
+          "dtype", [](const Seq& s) { return numpy_dtype(s.dtype()); },
+          "The tensors' element type as a numpy.dtype (kept when the sequence is empty).")
+      .def_property_readonly(
+          "onnx_dtype", [](const Seq& s) { return dtype_name(s.dtype()); }, "The element type's ONNX name.")
+      .def("__len__", &Seq::size)
+      .def("__getitem__", &get_item)
+      .def(
+          "__iter__", [](const Seq& s) { return py::make_iterator<py::return_value_policy::copy>(s.begin(), s.end()); },
+          py::keep_alive<0, 1>())
+      .def(
+          "__reversed__",
+          [](const Seq& s) {
+            return py::make_iterator<py::return_value_policy::copy>(std::make_reverse_iterator(s.end()),
+                                                                    std::make_reverse_iterator(s.begin()));
+          },
+          py::keep_alive<0, 1>())
+      .def(
+          "__contains__",
+          [](const Seq& s, py::handle t) {
+            if (!py::isinstance<Tensor>(t)) return false;
+            const Tensor& x = t.cast<const Tensor&>();
+            for (const Tensor& e : s) {
+              if (e.identical_to(x) || equal(e, x)) return true;
+            }
+            return false;
+          },
+          "True if a tensor equal to t (tseq.Tensor ==) is in the sequence. O(n).")
+      .def(
+          "append",
+          [](const Seq& s, py::handle t) { return s.push_back(to_tensor(t, false, "Sequence.append")); },
+          py::arg("t"), "A new sequence with t added at the end. O(log n), amortised O(1) per level.")
+      .def(
+          "insert",
+          [](const Seq& s, py::handle i, py::handle t) {
+            const std::size_t p = resolve("Sequence.insert", position_of(i, "Sequence.insert"), s.size(), true);
+            return s.insert(p, to_tensor(t, false, "Sequence.insert"));
+          },
+          py::arg("i"), py::arg("t"),
+          "A new sequence with t before position i, i in [-len, len] (len appends; negative as ONNX's "
+          "SequenceInsert: -1 is before the last). O(log n).")
+      .def(
+          "erase",
+          [](const Seq& s, py::handle i) {
+            return s.erase(resolve("Sequence.erase", position_of(i, "Sequence.erase"), s.size(), false));
+          },
+          py::arg("i") = -1, "A new sequence without the tensor at i, i in [-len, len - 1] (default: the last). O(log n).")
+      .def(
+          "set",
+          [](const Seq& s, py::handle i, py::handle t) {
+            const std::size_t p = resolve("Sequence.set", position_of(i, "Sequence.set"), s.size(), false);
+            return s.set(p, to_tensor(t, false, "Sequence.set"));
+          },
+          py::arg("i"), py::arg("t"), "A new sequence with the tensor at i replaced by t. O(log n).")
+      .def(
+          "is_same", [](const Seq& a, const Seq& b) { return a.identical_to(b); }, py::arg("other"),
+          "True if both are the same version (O(1) identity, not equality).")
+      .def(
+          "__add__",
+          [](const Seq& a, py::handle b) -> py::object {
+            if (!py::isinstance<Seq>(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+            return wrap(a + b.cast<const Seq&>());
+          },
+          py::is_operator())
+      .def(
+          "__eq__",
+          [](const Seq& a, py::handle b) -> py::object {
+            if (!py::isinstance<Seq>(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+            const Seq& o = b.cast<const Seq&>();
+            return py::bool_(a.identical_to(o) || equal(a, o));
+          },
+          py::is_operator())
+      .def(
+          "__ne__",
+          [](const Seq& a, py::handle b) -> py::object {
+            if (!py::isinstance<Seq>(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+            const Seq& o = b.cast<const Seq&>();
+            return py::bool_(!(a.identical_to(o) || equal(a, o)));
+          },
+          py::is_operator())
+      .def("__repr__", &repr)
+      .def("__reduce__", [](py::handle self) {
+        // Payloads are copied (each tensor pickles as a numpy array).
+        const Seq& s = self.cast<const Seq&>();
+        py::list items(s.size());
+        for (std::size_t i = 0; i < s.size(); ++i) items[i] = wrap(s[i]);
+        return py::make_tuple(py::type::handle_of(self), py::make_tuple(items, dtype_name(s.dtype())));
+      });
+  cls.attr("__hash__") = py::none();
+}
+
+// For ops.cpp and onnx.cpp.
+Seq sequence_argument(py::handle o, const char* what) { return as_sequence(o, what); }
+Seq sequence_of(py::handle iterable, DataType dtype, const char* what) {
+  return sequence_from(iterable, py::str(dtype_name(dtype)), what);
+}
+std::int64_t int_position(py::handle i, const char* what) { return position_of(i, what); }
+
+}  // namespace tseq::python

@@ -1,0 +1,563 @@
+// tseq.Tensor: conversions from and to Python objects (buffer protocol, DLPack, numpy strings)
+// and the class itself. The zero-copy rules are in docs/python.md.
+
+#include <dlpack/dlpack.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "convert.hpp"
+#include "tseq/dlpack.hpp"
+
+namespace tseq::python {
+
+namespace {
+
+// Holds a Py_buffer (and so its exporter) for an adopted payload; releases it once.
+class BufferOwner {
+ public:
+  explicit BufferOwner(Py_buffer* view) noexcept : view_(view) {}
+  BufferOwner(BufferOwner&& o) noexcept : view_(std::exchange(o.view_, nullptr)) {}
+  BufferOwner(const BufferOwner&) = delete;
+  BufferOwner& operator=(const BufferOwner&) = delete;
+  BufferOwner& operator=(BufferOwner&&) = delete;
+  ~BufferOwner() {
+    if (view_ == nullptr) return;
+    Py_buffer* v = view_;
+    with_gil([v] { PyBuffer_Release(v); });
+    delete v;  // after finalisation began the exporter is left alone, the struct is ours
+  }
+
+ private:
+  Py_buffer* view_;
+};
+
+// A DLManagedTensor in front of a producer's: its deleter calls the producer's with the GIL
+// held (numpy's deleter, for one, decrements a Python reference without taking the GIL).
+struct GilShim {
+  DLManagedTensor managed;  // first: the shim's address is the managed tensor's
+  DLManagedTensor* original;
+};
+static_assert(std::is_standard_layout_v<GilShim>);
+
+void delete_shim(DLManagedTensor* m) noexcept {
+  auto* shim = reinterpret_cast<GilShim*>(m);
+  DLManagedTensor* o = shim->original;
+  delete shim;
+  if (o->deleter != nullptr) with_gil([o] { o->deleter(o); });
+}
+
+// The deleter tseq::to_dlpack gives its exports: those need no GIL, and tseq::from_dlpack gives
+// the original tensor back for them, without an allocation.
+auto tseq_export_deleter() {
+  static const auto deleter = [] {
+    DLManagedTensor* probe = to_dlpack(Tensor::scalar(0.f));
+    auto d = probe->deleter;
+    d(probe);
+    return d;
+  }();
+  return deleter;
+}
+
+std::string type_name(py::handle obj) { return py::str(py::type::handle_of(obj).attr("__name__")); }
+
+// The element type of a buffer's struct format and item size; TypeError for the rest.
+DataType dtype_from_format(const char* format, Py_ssize_t itemsize, std::string_view what) {
+  std::string_view f = format == nullptr ? "B" : format;
+  const std::string shown(f);
+  auto bad = [&](const std::string& why) -> DataType {
+    throw TypeError(std::string(what) + ": a buffer of format '" + shown + "' (item size " + std::to_string(itemsize) +
+                    ") " + why + "; tseq takes the 15 ONNX element types: " + valid_dtypes());
+  };
+  if (!f.empty() && (f[0] == '>' || f[0] == '!') && itemsize > 1) return bad("is big-endian");
+  if (!f.empty() && (f[0] == '@' || f[0] == '=' || f[0] == '<' || f[0] == '>' || f[0] == '!')) f.remove_prefix(1);
+  DataType t{};
+  if (f == "?") {
+    t = DataType::Bool;
+  } else if (f == "e") {
+    t = DataType::Float16;
+  } else if (f == "f") {
+    t = DataType::Float;
+  } else if (f == "d") {
+    t = DataType::Double;
+  } else if (f == "Zf") {
+    t = DataType::Complex64;
+  } else if (f == "Zd") {
+    t = DataType::Complex128;
+  } else if (f.size() == 1 && std::string_view("bhilq").find(f[0]) != std::string_view::npos) {
+    t = itemsize == 1 ? DataType::Int8
+        : itemsize == 2 ? DataType::Int16
+        : itemsize == 4 ? DataType::Int32
+        : itemsize == 8 ? DataType::Int64
+                        : DataType{};
+  } else if (f.size() == 1 && std::string_view("BHILQ").find(f[0]) != std::string_view::npos) {
+    t = itemsize == 1 ? DataType::Uint8
+        : itemsize == 2 ? DataType::Uint16
+        : itemsize == 4 ? DataType::Uint32
+        : itemsize == 8 ? DataType::Uint64
+                        : DataType{};
+  }
+  if (!is_valid(t)) return bad("is not one of them");
+  if (static_cast<Py_ssize_t>(dtype_size(t)) != itemsize) return bad("has an item size that does not match it");
+  return t;
+}
+
+// numpy arrays of kind U (str), S (bytes) or O (objects that must be str or bytes): copied
+// into a string tensor, UTF-8.
+Tensor strings_from_array(const py::array& a, std::string_view what) {
+  std::vector<std::int64_t> dims(a.shape(), a.shape() + a.ndim());
+  TensorBuffer b(DataType::String, Shape(std::span<const std::int64_t>(dims)));
+  const py::list items = a.attr("ravel")("C").attr("tolist")();
+  auto out = b.values<std::string>();
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    PyObject* item = PyList_GET_ITEM(items.ptr(), static_cast<Py_ssize_t>(i));
+    Py_ssize_t n = 0;
+    if (PyUnicode_Check(item)) {
+      const char* s = PyUnicode_AsUTF8AndSize(item, &n);
+      if (s == nullptr) throw py::error_already_set();
+      out[i].assign(s, static_cast<std::size_t>(n));
+    } else if (PyBytes_Check(item)) {
+      char* s = nullptr;
+      if (PyBytes_AsStringAndSize(item, &s, &n) != 0) throw py::error_already_set();
+      out[i].assign(s, static_cast<std::size_t>(n));
+    } else {
+      throw TypeError(std::string(what) + ": element " + std::to_string(i) + " of an object array is a " +
+                      type_name(item) + "; a string tensor holds str or bytes");
+    }
+  }
+  return std::move(b).freeze();
+}
+
+// A tseq-owned copy of t's payload (host memory).
+Tensor deep_copy(const Tensor& t) {
+  TensorBuffer b(t.dtype(), t.shape());
+  if (t.dtype() == DataType::String) {
+    std::copy(t.values<std::string>().begin(), t.values<std::string>().end(), b.values<std::string>().begin());
+  } else if (t.size() > 0) {
+    const auto bytes = t.raw_data();
+    std::memcpy(b.data(), bytes.data(), bytes.size());
+  }
+  return std::move(b).freeze();
+}
+
+Tensor from_buffer(py::handle obj, bool copy, std::string_view what) {
+  auto view = std::make_unique<Py_buffer>();
+  if (PyObject_GetBuffer(obj.ptr(), view.get(), PyBUF_RECORDS_RO) != 0) throw py::error_already_set();
+  BufferOwner owner(view.get());  // releases the view on every path below
+  Py_buffer* v = view.release();
+  const DataType t = dtype_from_format(v->format, v->itemsize, what);
+  std::vector<std::int64_t> dims(static_cast<std::size_t>(v->ndim));
+  for (int d = 0; d < v->ndim; ++d) dims[static_cast<std::size_t>(d)] = v->shape[d];
+  Shape shape{std::span<const std::int64_t>(dims)};
+  const bool contiguous = PyBuffer_IsContiguous(v, 'C') != 0;
+  if (copy) {
+    TensorBuffer b(t, std::move(shape));
+    if (v->len > 0 && PyBuffer_ToContiguous(b.data(), v, v->len, 'C') != 0) throw py::error_already_set();
+    return std::move(b).freeze();
+  }
+  if (!contiguous) {
+    std::string strides;
+    for (int d = 0; d < v->ndim; ++d) strides += (d > 0 ? ", " : "") + std::to_string(v->strides[d]);
+    throw ShapeError(std::string(what) + ": the " + type_name(obj) + " is not C-contiguous (shape " +
+                     to_string(shape) + ", strides in bytes [" + strides +
+                     "]); tseq adopts only compact row-major memory: pass copy=True, or numpy.ascontiguousarray()");
+  }
+  return Tensor::adopt(t, std::move(shape), v->buf, Device::cpu(), std::move(owner));
+}
+
+}  // namespace
+
+Tensor from_capsule(py::handle capsule, std::string_view what) {
+  PyObject* cap = capsule.ptr();
+  if (PyCapsule_IsValid(cap, "used_dltensor") != 0) {
+    throw Error(std::string(what) + ": this DLPack capsule was already consumed (a capsule can be taken once)");
+  }
+  if (PyCapsule_IsValid(cap, "dltensor") == 0) {
+    throw TypeError(std::string(what) + ": a " + type_name(capsule) + " is not a DLPack capsule (named 'dltensor')");
+  }
+  auto* m = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(cap, "dltensor"));
+  if (m == nullptr) throw py::error_already_set();
+  Tensor t;
+  if (m->deleter == tseq_export_deleter()) {
+    t = from_dlpack(m);  // one of ours: the original tensor, no allocation
+  } else {
+    auto* shim = new GilShim{*m, m};
+    shim->managed.deleter = &delete_shim;
+    try {
+      t = from_dlpack(&shim->managed);
+    } catch (...) {
+      delete shim;  // the capsule still owns the producer's tensor
+      throw;
+    }
+  }
+  if (PyCapsule_SetName(cap, "used_dltensor") != 0) throw py::error_already_set();
+  return t;
+}
+
+Tensor to_tensor(py::handle obj, bool copy, std::string_view what) {
+  if (py::isinstance<Tensor>(obj)) {
+    const Tensor& t = obj.cast<const Tensor&>();
+    return copy ? deep_copy(t) : t;
+  }
+  if (py::isinstance<py::array>(obj)) {
+    const auto a = py::reinterpret_borrow<py::array>(obj);
+    const char kind = a.dtype().kind();
+    if (kind == 'U' || kind == 'S' || kind == 'O') return strings_from_array(a, what);
+    (void)dtype_from_python(a.dtype(), what);  // TypeError for datetimes, records, long double
+  }
+  if (PyObject_CheckBuffer(obj.ptr()) != 0) return from_buffer(obj, copy, what);
+  if (py::hasattr(obj, "__dlpack__")) {
+    Tensor t;
+    try {
+      t = from_capsule(obj.attr("__dlpack__")(), what);
+    } catch (py::error_already_set& e) {
+      // The producer refused: torch 1.13 exports no bool tensor through DLPack. Its numpy()
+      // is a view of the same host memory (kept alive by the array): take that instead.
+      if (!py::hasattr(obj, "numpy")) throw;
+      py::object view;
+      try {
+        view = obj.attr("numpy")();
+      } catch (py::error_already_set&) {
+        throw e;  // the producer's first word (a device tensor, one that requires grad, ...)
+      }
+      return to_tensor(view, copy, what);
+    } catch (const ShapeError&) {
+      // Strided memory: with copy=True, a framework's own compact copy (torch's contiguous()).
+      if (!copy || !py::hasattr(obj, "contiguous")) throw;
+      t = from_capsule(obj.attr("contiguous")().attr("__dlpack__")(), what);
+    }
+    return copy ? deep_copy(t) : t;
+  }
+  if (PyCapsule_CheckExact(obj.ptr()) != 0) {
+    Tensor t = from_capsule(obj, what);
+    return copy ? deep_copy(t) : t;
+  }
+  throw TypeError(std::string(what) + ": cannot take a tensor from a " + type_name(obj) +
+                  " (it has neither the buffer protocol nor __dlpack__); numpy.asarray() converts lists and "
+                  "Python numbers");
+}
+
+py::dtype numpy_dtype(DataType t) {
+  static const char* const names[] = {"float32", "uint8",  "int8",    "uint16", "int16",
+                                      "int32",   "int64",  "O",       "bool",   "float16",
+                                      "float64", "uint32", "uint64",  "complex64", "complex128"};
+  const auto code = static_cast<std::size_t>(static_cast<std::int32_t>(t));
+  if (!is_valid(t)) detail::throw_invalid_dtype(t);
+  return py::dtype(names[code - 1]);
+}
+
+DataType dtype_from_python(py::handle obj, std::string_view what) {
+  if (PyUnicode_Check(obj.ptr())) {
+    const auto name = obj.cast<std::string>();
+    for (const DataType t : all_dtypes) {
+      if (dtype_name(t) == name) return t;
+    }
+  }
+  py::dtype d;
+  try {
+    d = py::dtype::from_args(py::reinterpret_borrow<py::object>(obj));
+  } catch (const py::error_already_set&) {
+    throw TypeError(std::string(what) + ": " + py::repr(obj).cast<std::string>() +
+                    " is not an element type; give an ONNX name or a numpy dtype of " + valid_dtypes());
+  }
+  const char kind = d.kind();
+  const auto size = d.itemsize();
+  const DataType t = kind == 'f'   ? (size == 2 ? DataType::Float16 : size == 4 ? DataType::Float
+                                      : size == 8                             ? DataType::Double
+                                                                              : DataType{})
+                     : kind == 'i' ? (size == 1   ? DataType::Int8
+                                      : size == 2 ? DataType::Int16
+                                      : size == 4 ? DataType::Int32
+                                      : size == 8 ? DataType::Int64
+                                                  : DataType{})
+                     : kind == 'u' ? (size == 1   ? DataType::Uint8
+                                      : size == 2 ? DataType::Uint16
+                                      : size == 4 ? DataType::Uint32
+                                      : size == 8 ? DataType::Uint64
+                                                  : DataType{})
+                     : kind == 'b' ? DataType::Bool
+                     : kind == 'c' ? (size == 8 ? DataType::Complex64 : size == 16 ? DataType::Complex128 : DataType{})
+                     : (kind == 'O' || kind == 'U' || kind == 'S') ? DataType::String
+                                                                   : DataType{};
+  if (!is_valid(t)) {
+    throw TypeError(std::string(what) + ": numpy dtype " + py::str(d).cast<std::string>() +
+                    " is not an ONNX element type; tseq takes " + valid_dtypes());
+  }
+  return t;
+}
+
+namespace {
+
+// Row-major strides in bytes.
+std::vector<Py_ssize_t> byte_strides(const Shape& s, std::size_t itemsize) {
+  std::vector<Py_ssize_t> st(s.rank());
+  auto acc = static_cast<Py_ssize_t>(itemsize);
+  for (std::size_t d = s.rank(); d-- > 0;) {
+    st[d] = acc;
+    acc *= static_cast<Py_ssize_t>(std::max<std::int64_t>(s[d], 1));
+  }
+  return st;
+}
+
+py::object string_array(const Tensor& t) {
+  const auto values = t.values<std::string>();
+  py::list flat(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    PyObject* s = PyUnicode_DecodeUTF8(values[i].data(), static_cast<Py_ssize_t>(values[i].size()), "strict");
+    if (s == nullptr) {  // not UTF-8: the bytes themselves
+      PyErr_Clear();
+      s = PyBytes_FromStringAndSize(values[i].data(), static_cast<Py_ssize_t>(values[i].size()));
+      if (s == nullptr) throw py::error_already_set();
+    }
+    PyList_SET_ITEM(flat.ptr(), static_cast<Py_ssize_t>(i), s);
+  }
+  py::tuple dims(t.rank());
+  for (std::size_t d = 0; d < t.rank(); ++d) dims[d] = py::int_(t.shape()[d]);
+  const py::module_ np = py::module_::import("numpy");
+  return np.attr("array")(flat, py::arg("dtype") = py::dtype("O")).attr("reshape")(dims);
+}
+
+py::object numpy_view(const Tensor& t, py::handle base) {
+  if (t.dtype() == DataType::String) return string_array(t);
+  if (!t.device().is_host_readable()) detail::throw_not_host("numpy", "the tensor", t.device());
+  std::vector<Py_ssize_t> dims(t.shape().dims().begin(), t.shape().dims().end());
+  static const std::int64_t empty = 0;
+  const void* data = t.size() > 0 ? t.data() : &empty;
+  py::array a(numpy_dtype(t.dtype()), dims, byte_strides(t.shape(), dtype_size(t.dtype())), data, base);
+  // Read-only: tseq tensors are immutable (numpy refuses writes through the view).
+  py::detail::array_proxy(a.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+  return a;
+}
+
+// The buffer protocol, by hand: read-only, C-contiguous, refused (BufferError, never a C++
+// exception through C) for string tensors, device memory and writable requests.
+struct BufferInfo {
+  std::string format;
+  std::vector<Py_ssize_t> shape;
+  std::vector<Py_ssize_t> strides;
+};
+
+const char* buffer_format(DataType t) {
+  switch (t) {
+    case DataType::Float: return "f";
+    case DataType::Uint8: return "B";
+    case DataType::Int8: return "b";
+    case DataType::Uint16: return "H";
+    case DataType::Int16: return "h";
+    case DataType::Int32: return "i";
+    case DataType::Int64: return "q";
+    case DataType::Bool: return "?";
+    case DataType::Float16: return "e";
+    case DataType::Double: return "d";
+    case DataType::Uint32: return "I";
+    case DataType::Uint64: return "Q";
+    case DataType::Complex64: return "Zf";
+    case DataType::Complex128: return "Zd";
+    case DataType::String: break;
+  }
+  return nullptr;
+}
+
+extern "C" int tensor_getbuffer(PyObject* obj, Py_buffer* view, int flags) {
+  view->obj = nullptr;
+  try {
+    const Tensor& t = py::handle(obj).cast<const Tensor&>();
+    const char* format = buffer_format(t.dtype());
+    if (format == nullptr) {
+      PyErr_SetString(PyExc_BufferError,
+                      "tseq.Tensor: a string tensor has no buffer (numpy.asarray gives an object array)");
+      return -1;
+    }
+    if (!t.device().is_host_readable()) {
+      const std::string m = "tseq.Tensor: the tensor is on " + to_string(t.device()) + "; a buffer is host memory";
+      PyErr_SetString(PyExc_BufferError, m.c_str());
+      return -1;
+    }
+    if ((flags & PyBUF_WRITABLE) == PyBUF_WRITABLE) {
+      PyErr_SetString(PyExc_BufferError, "tseq.Tensor: tensors are immutable; their buffers are read-only");
+      return -1;
+    }
+    auto info = std::make_unique<BufferInfo>();
+    info->format = format;
+    info->shape.assign(t.shape().dims().begin(), t.shape().dims().end());
+    info->strides = byte_strides(t.shape(), dtype_size(t.dtype()));
+    static std::int64_t empty = 0;
+    view->buf = t.size() > 0 ? const_cast<void*>(t.data()) : &empty;
+    view->itemsize = static_cast<Py_ssize_t>(dtype_size(t.dtype()));
+    view->len = static_cast<Py_ssize_t>(t.size()) * view->itemsize;
+    view->readonly = 1;
+    view->format = (flags & PyBUF_FORMAT) == PyBUF_FORMAT ? info->format.data() : nullptr;
+    if ((flags & PyBUF_ND) == PyBUF_ND) {
+      view->ndim = static_cast<int>(t.rank());
+      view->shape = info->shape.data();
+      view->strides = (flags & PyBUF_STRIDES) == PyBUF_STRIDES ? info->strides.data() : nullptr;
+    } else {  // a plain byte buffer
+      view->ndim = 1;
+      view->shape = nullptr;
+      view->strides = nullptr;
+      if (view->format == nullptr) view->itemsize = 1;
+    }
+    view->suboffsets = nullptr;
+    view->internal = info.release();
+    view->obj = obj;
+    Py_INCREF(obj);
+    return 0;
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_BufferError, e.what());
+    return -1;
+  } catch (...) {
+    PyErr_SetString(PyExc_BufferError, "tseq.Tensor: no buffer");
+    return -1;
+  }
+}
+
+extern "C" void tensor_releasebuffer(PyObject*, Py_buffer* view) { delete static_cast<BufferInfo*>(view->internal); }
+
+void capsule_destructor(PyObject* cap) {
+  if (PyCapsule_IsValid(cap, "dltensor") == 0) return;  // consumed ("used_dltensor")
+  auto* m = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(cap, "dltensor"));
+  if (m != nullptr && m->deleter != nullptr) m->deleter(m);
+}
+
+py::object tolist(const Tensor& t, py::handle self) {
+  return numpy_view(t, self).attr("tolist")();
+}
+
+}  // namespace
+
+py::object to_numpy(const Tensor& t) { return numpy_view(t, wrap(t)); }
+
+py::object wrap(Tensor t) { return py::cast(std::move(t)); }
+
+void bind_tensor(py::module_& m) {
+  py::class_<Tensor> cls(m, "Tensor", py::buffer_protocol(), R"doc(
+An immutable tensor of one of the 15 ONNX element types.
+
+Tensor(obj, copy=False) takes obj's memory without copying: any object with the buffer
+protocol (numpy arrays and scalars, memoryview, bytes) or __dlpack__ (torch tensors). The
+tensor keeps obj (its buffer, or the producer's DLPack tensor) alive and releases it exactly
+once, when the last Tensor or Sequence holding it is gone. Memory that is not C-contiguous is
+refused (tseq.ShapeError) unless copy=True, which always copies into memory tseq owns.
+numpy arrays of str, bytes or str/bytes objects become string tensors (always a copy).
+
+Out: numpy.asarray(t) (the buffer protocol), numpy.from_dlpack(t) and torch.from_dlpack(t)
+are views of the same memory, no copy. Buffers are read-only; DLPack 0.6 has no read-only flag,
+so writing through a DLPack view is not prevented, and is not allowed: it would change every
+sequence holding the tensor. Do not write to obj either while tseq holds it.
+)doc");
+  auto* type = reinterpret_cast<PyTypeObject*>(cls.ptr());
+  type->tp_as_buffer->bf_getbuffer = tensor_getbuffer;
+  type->tp_as_buffer->bf_releasebuffer = tensor_releasebuffer;
+  cls.def(py::init([](py::handle obj, bool copy) { return to_tensor(obj, copy, "tseq.Tensor"); }), py::arg("obj"),
+          py::arg("copy") = false)
+      .def_property_readonly(
+          "shape",
+          [](const Tensor& t) {
+            py::tuple r(t.rank());
+            for (std::size_t d = 0; d < t.rank(); ++d) r[d] = py::int_(t.shape()[d]);
+            return r;
+          },
+          "The dimensions, a tuple of ints (() for a scalar).")
+      .def_property_readonly(
+          "dtype", [](const Tensor& t) { return numpy_dtype(t.dtype()); },
+          "The element type as a numpy.dtype (numpy.dtype(object) for strings).")
+      .def_property_readonly(
+          "onnx_dtype", [](const Tensor& t) { return dtype_name(t.dtype()); },
+          "The element type's ONNX name: 'float', 'int64', 'string', ...")
+      .def_property_readonly(
+          "device", [](const Tensor& t) { return to_string(t.device()); },
+          "Where the payload lives: 'cpu:0' for host memory, 'cuda:1', ...")
+      .def_property_readonly(
+          "ndim", [](const Tensor& t) { return t.rank(); }, "The number of dimensions.")
+      .def_property_readonly(
+          "size", [](const Tensor& t) { return t.size(); }, "The number of elements.")
+      .def_property_readonly(
+          "nbytes", [](const Tensor& t) { return t.size() * dtype_size(t.dtype()); },
+          "Bytes of the payload (for strings: of the string objects, not their characters).")
+      .def_property_readonly(
+          "data_ptr", [](const Tensor& t) { return reinterpret_cast<std::uintptr_t>(t.data()); },
+          "The address of the first element (0 for an empty default tensor): the same as the source's for a "
+          "tensor taken without copying.")
+      .def_property_readonly(
+          "is_adopted", &Tensor::is_adopted,
+          "True when the memory is another object's (taken without copying), False when tseq owns it.")
+      .def(
+          "numpy", [](py::handle self) { return numpy_view(self.cast<const Tensor&>(), self); },
+          "A read-only numpy view of the same memory (strings: an object array, a copy).")
+      .def(
+          "__array__",
+          [](py::handle self, py::object dtype) {
+            py::object a = numpy_view(self.cast<const Tensor&>(), self);
+            return dtype.is_none() ? a : a.attr("astype")(dtype);
+          },
+          py::arg("dtype") = py::none())
+      .def(
+          "tolist", [](py::handle self) { return tolist(self.cast<const Tensor&>(), self); },
+          "The elements as nested Python lists (numpy.ndarray.tolist).")
+      .def(
+          "__dlpack__",
+          [](const Tensor& t, py::object stream) {
+            if (!stream.is_none() && t.device().type == DeviceType::Cpu && !py::isinstance<py::int_>(stream)) {
+              throw TypeError("tseq.Tensor.__dlpack__: stream must be None or an int");
+            }
+            DLManagedTensor* dl = to_dlpack(t);
+            PyObject* cap = PyCapsule_New(dl, "dltensor", &capsule_destructor);
+            if (cap == nullptr) {
+              dl->deleter(dl);
+              throw py::error_already_set();
+            }
+            return py::reinterpret_steal<py::object>(cap);
+          },
+          py::arg("stream") = py::none(),
+          "A DLPack capsule sharing the payload (numpy.from_dlpack, torch.from_dlpack call this).")
+      .def(
+          "__dlpack_device__",
+          [](const Tensor& t) { return py::make_tuple(static_cast<int>(t.device().type), t.device().id); },
+          "(DLPack device type, device id): (1, 0) for host memory.")
+      .def(
+          "__eq__",
+          [](const Tensor& a, py::handle b) -> py::object {
+            if (!py::isinstance<Tensor>(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+            return py::bool_(equal(a, b.cast<const Tensor&>()));
+          },
+          py::is_operator())
+      .def(
+          "__ne__",
+          [](const Tensor& a, py::handle b) -> py::object {
+            if (!py::isinstance<Tensor>(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+            return py::bool_(!equal(a, b.cast<const Tensor&>()));
+          },
+          py::is_operator())
+      .def("__repr__",
+           [](const Tensor& t) {
+             if (!t.device().is_host_readable()) {
+               return "tseq.Tensor(" + dtype_name(t.dtype()) + to_string(t.shape()) + " on " + to_string(t.device()) +
+                      ")";
+             }
+             return "tseq.Tensor(" + to_string(t) + ")";
+           })
+      .def("__reduce__", [](py::handle self) {
+        // Payloads are copied: the pickle holds a numpy array, unpickled without another copy.
+        py::object a = numpy_view(self.cast<const Tensor&>(), self).attr("copy")();
+        return py::make_tuple(py::type::handle_of(self), py::make_tuple(a));
+      });
+  cls.attr("__hash__") = py::none();
+
+  m.def(
+      "from_dlpack",
+      [](py::handle obj) {
+        if (PyCapsule_CheckExact(obj.ptr()) != 0) return from_capsule(obj, "tseq.from_dlpack");
+        if (!py::hasattr(obj, "__dlpack__")) {
+          throw TypeError("tseq.from_dlpack: a " + type_name(obj) + " has no __dlpack__ and is not a DLPack capsule");
+        }
+        return from_capsule(obj.attr("__dlpack__")(), "tseq.from_dlpack");
+      },
+      py::arg("obj"),
+      "A tensor sharing obj's memory: obj has __dlpack__ (numpy, torch) or is a DLPack capsule "
+      "('dltensor', consumed: a capsule can be taken once). No copy.");
+}
+
+}  // namespace tseq::python
