@@ -97,9 +97,19 @@ class PySession {
     return d;
   }
 
-  py::dict run(const py::dict& feeds) {
+  py::dict run(const py::object& feeds) {
+    if (!py::hasattr(feeds, "items")) {
+      throw TypeError("Session.run: feeds must be a mapping of input name to value, not a " +
+                      py::str(py::type::handle_of(feeds).attr("__name__")).cast<std::string>());
+    }
     std::vector<std::pair<std::string, Value>> args;
-    for (auto [key, value] : feeds) {
+    for (py::handle item : feeds.attr("items")()) {
+      if (!py::isinstance<py::tuple>(item) || PyTuple_GET_SIZE(item.ptr()) != 2) {
+        throw TypeError("Session.run: feeds.items() must give (name, value) pairs");
+      }
+      const auto pair = py::reinterpret_borrow<py::tuple>(item);
+      const py::handle key = pair[0];
+      const py::handle value = pair[1];
       if (!py::isinstance<py::str>(key)) throw TypeError("Session.run: feed names must be str");
       const auto name = key.cast<std::string>();
       const auto& ins = model_.inputs();

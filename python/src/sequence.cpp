@@ -69,6 +69,16 @@ Seq sequence_from(py::handle iterable, py::handle dtype_obj, const char* what) {
   return {dtype.value_or(DataType::Float), std::move(b).persistent()};
 }
 
+// The tensor for an update of s, its element type checked in the Python method's name.
+Tensor joining(const Seq& s, py::handle t, const char* what) {
+  Tensor x = to_tensor(t, false, what);
+  if (x.dtype() != s.dtype()) {
+    throw TypeError(std::string(what) + ": a " + dtype_name(x.dtype()) + " tensor cannot join a sequence of " +
+                    dtype_name(s.dtype()) + " tensors");
+  }
+  return x;
+}
+
 const Seq& as_sequence(py::handle o, const char* what) {
   if (!py::isinstance<Seq>(o)) {
     throw TypeError(std::string(what) + ": expected a tseq.Sequence, got a " +
@@ -162,13 +172,13 @@ are safe to read and derive from in several threads at once.
           "True if a tensor equal to t (tseq.Tensor ==) is in the sequence. O(n).")
       .def(
           "append",
-          [](const Seq& s, py::handle t) { return s.push_back(to_tensor(t, false, "Sequence.append")); },
+          [](const Seq& s, py::handle t) { return s.push_back(joining(s, t, "Sequence.append")); },
           py::arg("t"), "A new sequence with t added at the end. O(log n), amortised O(1) per level.")
       .def(
           "insert",
           [](const Seq& s, py::handle i, py::handle t) {
             const std::size_t p = resolve("Sequence.insert", position_of(i, "Sequence.insert"), s.size(), true);
-            return s.insert(p, to_tensor(t, false, "Sequence.insert"));
+            return s.insert(p, joining(s, t, "Sequence.insert"));
           },
           py::arg("i"), py::arg("t"),
           "A new sequence with t before position i, i in [-len, len] (len appends; negative as ONNX's "
@@ -183,7 +193,7 @@ are safe to read and derive from in several threads at once.
           "set",
           [](const Seq& s, py::handle i, py::handle t) {
             const std::size_t p = resolve("Sequence.set", position_of(i, "Sequence.set"), s.size(), false);
-            return s.set(p, to_tensor(t, false, "Sequence.set"));
+            return s.set(p, joining(s, t, "Sequence.set"));
           },
           py::arg("i"), py::arg("t"), "A new sequence with the tensor at i replaced by t. O(log n).")
       .def(
@@ -193,7 +203,12 @@ are safe to read and derive from in several threads at once.
           "__add__",
           [](const Seq& a, py::handle b) -> py::object {
             if (!py::isinstance<Seq>(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-            return wrap(a + b.cast<const Seq&>());
+            const Seq& o = b.cast<const Seq&>();
+            if (o.dtype() != a.dtype()) {
+              throw TypeError("Sequence +: a sequence of " + dtype_name(o.dtype()) +
+                              " tensors cannot follow one of " + dtype_name(a.dtype()) + " tensors");
+            }
+            return wrap(a + o);
           },
           py::is_operator())
       .def(

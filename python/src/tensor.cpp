@@ -380,6 +380,15 @@ extern "C" int tensor_getbuffer(PyObject* obj, Py_buffer* view, int flags) {
       PyErr_SetString(PyExc_BufferError, "tseq.Tensor: tensors are immutable; their buffers are read-only");
       return -1;
     }
+    // The memory is C-contiguous; it is Fortran-contiguous too only when at most one
+    // dimension has more than one element.
+    if ((flags & PyBUF_F_CONTIGUOUS) == PyBUF_F_CONTIGUOUS) {
+      const auto dims = t.shape().dims();
+      if (std::count_if(dims.begin(), dims.end(), [](std::int64_t d) { return d > 1; }) > 1) {
+        PyErr_SetString(PyExc_BufferError, "tseq.Tensor: the memory is C-contiguous, not Fortran-contiguous");
+        return -1;
+      }
+    }
     auto info = std::make_unique<BufferInfo>();
     info->format = format;
     info->shape.assign(t.shape().dims().begin(), t.shape().dims().end());
