@@ -117,8 +117,8 @@ class PySession {
       if (it == ins.end()) {
         std::string names;
         for (const auto& i : ins) names += (names.empty() ? "'" : ", '") + i.name + "'";
-        throw Error(model_.name() + ": '" + name + "' is not an input of the graph (its inputs: " +
-                    (names.empty() ? "none" : names) + ")");
+        throw Error(model_.name() + ": '" + name +
+                    "' is not an input of the graph (its inputs: " + (names.empty() ? "none" : names) + ")");
       }
       args.emplace_back(name, feed_value(value, *it));
     }
@@ -246,9 +246,9 @@ Keyword arguments set fields: SessionOptions(max_loop_iterations=100, time_limit
           "untrusted", [] { return Options{SessionOptions::untrusted()}; },
           "10^7 loop iterations, 2^28 elements and 1 GiB per tensor, 4 GiB of tensors per run, 10^7 tensors per "
           "sequence, 10 minutes per run.")
-#define TSEQ_LIMIT(name, doc)                                                                                    \
-  def_property(                                                                                                  \
-      #name, [](const Options& o) { return o.o.name; },                                                          \
+#define TSEQ_LIMIT(name, doc)                           \
+  def_property(                                         \
+      #name, [](const Options& o) { return o.o.name; }, \
       [](Options& o, std::int64_t v) { o.o.name = non_negative(v, #name); }, doc)
       .TSEQ_LIMIT(max_loop_iterations, "Iterations one Loop node may run.")
       .TSEQ_LIMIT(max_tensor_elements, "Elements of one tensor an operator may create.")

@@ -25,8 +25,7 @@ std::int64_t position_of(py::handle i, const char* what) {
   if (!n) throw py::error_already_set();
   const long long v = PyLong_AsLongLongAndOverflow(n.ptr(), &overflow);
   if (overflow != 0) {
-    throw IndexError(std::string(what) + ": position " + py::str(n).cast<std::string>() +
-                     " does not fit in 64 bits");
+    throw IndexError(std::string(what) + ": position " + py::str(n).cast<std::string>() + " does not fit in 64 bits");
   }
   if (v == -1 && PyErr_Occurred() != nullptr) throw py::error_already_set();
   return v;
@@ -39,9 +38,10 @@ std::size_t resolve(const char* what, std::int64_t p, std::size_t n, bool end_al
   const std::int64_t hi = end_allowed ? size : size - 1;
   if (p < -size || p > hi) {
     throw IndexError(std::string(what) + ": position " + std::to_string(p) +
-                     (n == 0 && !end_allowed ? std::string(" on an empty sequence")
-                                             : " is out of range [" + std::to_string(-size) + ", " + std::to_string(hi) +
-                                                   "] for a sequence of " + std::to_string(n) + " tensors"));
+                     (n == 0 && !end_allowed
+                          ? std::string(" on an empty sequence")
+                          : " is out of range [" + std::to_string(-size) + ", " + std::to_string(hi) +
+                                "] for a sequence of " + std::to_string(n) + " tensors"));
   }
   return static_cast<std::size_t>(p < 0 ? p + size : p);
 }
@@ -60,8 +60,8 @@ Seq sequence_from(py::handle iterable, py::handle dtype_obj, const char* what) {
     Tensor t = to_tensor(item, false, what);
     if (!dtype) dtype = t.dtype();
     if (t.dtype() != *dtype) {
-      throw TypeError(std::string(what) + ": tensor " + std::to_string(i) + " is " + dtype_name(t.dtype()) +
-                      ", not " + dtype_name(*dtype) + " like the sequence");
+      throw TypeError(std::string(what) + ": tensor " + std::to_string(i) + " is " + dtype_name(t.dtype()) + ", not " +
+                      dtype_name(*dtype) + " like the sequence");
     }
     b.push_back(std::move(t));
     ++i;
@@ -105,7 +105,8 @@ py::object get_item(const Seq& s, py::handle key) {
 }
 
 std::string repr(const Seq& s) {
-  std::string r = "tseq.Sequence(" + dtype_name(s.dtype()) + ", " + std::to_string(s.size()) + (s.size() == 1 ? " tensor" : " tensors");
+  std::string r = "tseq.Sequence(" + dtype_name(s.dtype()) + ", " + std::to_string(s.size()) +
+                  (s.size() == 1 ? " tensor" : " tensors");
   if (!s.empty()) {
     r += ": [";
     const std::size_t shown = std::min<std::size_t>(s.size(), 3);
@@ -138,9 +139,8 @@ s + other (O(log n) concatenation), ==. Every update (append, insert, erase, set
 new Sequence in O(log n) and leaves s unchanged; no tensor payload is ever copied. Sequences
 are safe to read and derive from in several threads at once.
 )doc");
-  cls.def(py::init([](py::handle iterable, py::handle dtype) {
-            return sequence_from(iterable, dtype, "tseq.Sequence");
-          }),
+  cls.def(py::init(
+              [](py::handle iterable, py::handle dtype) { return sequence_from(iterable, dtype, "tseq.Sequence"); }),
           py::arg("iterable") = py::tuple(), py::arg("dtype") = py::none())
       .def_property_readonly(
           "dtype", [](const Seq& s) { return numpy_dtype(s.dtype()); },
@@ -171,8 +171,7 @@ are safe to read and derive from in several threads at once.
           },
           "True if a tensor equal to t (tseq.Tensor ==) is in the sequence. O(n).")
       .def(
-          "append",
-          [](const Seq& s, py::handle t) { return s.push_back(joining(s, t, "Sequence.append")); },
+          "append", [](const Seq& s, py::handle t) { return s.push_back(joining(s, t, "Sequence.append")); },
           py::arg("t"), "A new sequence with t added at the end. O(log n), amortised O(1) per level.")
       .def(
           "insert",
@@ -188,7 +187,8 @@ are safe to read and derive from in several threads at once.
           [](const Seq& s, py::handle i) {
             return s.erase(resolve("Sequence.erase", position_of(i, "Sequence.erase"), s.size(), false));
           },
-          py::arg("i") = -1, "A new sequence without the tensor at i, i in [-len, len - 1] (default: the last). O(log n).")
+          py::arg("i") = -1,
+          "A new sequence without the tensor at i, i in [-len, len - 1] (default: the last). O(log n).")
       .def(
           "set",
           [](const Seq& s, py::handle i, py::handle t) {
@@ -205,8 +205,8 @@ are safe to read and derive from in several threads at once.
             if (!py::isinstance<Seq>(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
             const Seq& o = b.cast<const Seq&>();
             if (o.dtype() != a.dtype()) {
-              throw TypeError("Sequence +: a sequence of " + dtype_name(o.dtype()) +
-                              " tensors cannot follow one of " + dtype_name(a.dtype()) + " tensors");
+              throw TypeError("Sequence +: a sequence of " + dtype_name(o.dtype()) + " tensors cannot follow one of " +
+                              dtype_name(a.dtype()) + " tensors");
             }
             return wrap(a + o);
           },

@@ -88,13 +88,13 @@ DataType dtype_from_format(const char* format, Py_ssize_t itemsize, std::string_
   } else if (f == "Zd") {
     t = DataType::Complex128;
   } else if (f.size() == 1 && std::string_view("bhilq").find(f[0]) != std::string_view::npos) {
-    t = itemsize == 1 ? DataType::Int8
+    t = itemsize == 1   ? DataType::Int8
         : itemsize == 2 ? DataType::Int16
         : itemsize == 4 ? DataType::Int32
         : itemsize == 8 ? DataType::Int64
                         : DataType{};
   } else if (f.size() == 1 && std::string_view("BHILQ").find(f[0]) != std::string_view::npos) {
-    t = itemsize == 1 ? DataType::Uint8
+    t = itemsize == 1   ? DataType::Uint8
         : itemsize == 2 ? DataType::Uint16
         : itemsize == 4 ? DataType::Uint32
         : itemsize == 8 ? DataType::Uint64
@@ -161,8 +161,8 @@ Tensor from_buffer(py::handle obj, bool copy, std::string_view what) {
   if (!contiguous) {
     std::string strides;
     for (int d = 0; d < v->ndim; ++d) strides += (d > 0 ? ", " : "") + std::to_string(v->strides[d]);
-    throw ShapeError(std::string(what) + ": the " + type_name(obj) + " is not C-contiguous (shape " +
-                     to_string(shape) + ", strides in bytes [" + strides +
+    throw ShapeError(std::string(what) + ": the " + type_name(obj) + " is not C-contiguous (shape " + to_string(shape) +
+                     ", strides in bytes [" + strides +
                      "]); tseq adopts only compact row-major memory: pass copy=True, or numpy.ascontiguousarray()");
   }
   return Tensor::adopt(t, std::move(shape), v->buf, Device::cpu(), std::move(owner));
@@ -241,9 +241,9 @@ Tensor to_tensor(py::handle obj, bool copy, std::string_view what) {
 }
 
 py::dtype numpy_dtype(DataType t) {
-  static const char* const names[] = {"float32", "uint8",  "int8",    "uint16", "int16",
-                                      "int32",   "int64",  "O",       "bool",   "float16",
-                                      "float64", "uint32", "uint64",  "complex64", "complex128"};
+  static const char* const names[] = {"float32", "uint8",  "int8",   "uint16",    "int16",
+                                      "int32",   "int64",  "O",      "bool",      "float16",
+                                      "float64", "uint32", "uint64", "complex64", "complex128"};
   const auto code = static_cast<std::size_t>(static_cast<std::int32_t>(t));
   if (!is_valid(t)) detail::throw_invalid_dtype(t);
   return py::dtype(names[code - 1]);
@@ -265,21 +265,24 @@ DataType dtype_from_python(py::handle obj, std::string_view what) {
   }
   const char kind = d.kind();
   const auto size = d.itemsize();
-  const DataType t = kind == 'f'   ? (size == 2 ? DataType::Float16 : size == 4 ? DataType::Float
-                                      : size == 8                             ? DataType::Double
-                                                                              : DataType{})
-                     : kind == 'i' ? (size == 1   ? DataType::Int8
-                                      : size == 2 ? DataType::Int16
-                                      : size == 4 ? DataType::Int32
-                                      : size == 8 ? DataType::Int64
-                                                  : DataType{})
-                     : kind == 'u' ? (size == 1   ? DataType::Uint8
-                                      : size == 2 ? DataType::Uint16
-                                      : size == 4 ? DataType::Uint32
-                                      : size == 8 ? DataType::Uint64
-                                                  : DataType{})
-                     : kind == 'b' ? DataType::Bool
-                     : kind == 'c' ? (size == 8 ? DataType::Complex64 : size == 16 ? DataType::Complex128 : DataType{})
+  const DataType t = kind == 'f'                                   ? (size == 2   ? DataType::Float16
+                                                                      : size == 4 ? DataType::Float
+                                                                      : size == 8 ? DataType::Double
+                                                                                  : DataType{})
+                     : kind == 'i'                                 ? (size == 1   ? DataType::Int8
+                                                                      : size == 2 ? DataType::Int16
+                                                                      : size == 4 ? DataType::Int32
+                                                                      : size == 8 ? DataType::Int64
+                                                                                  : DataType{})
+                     : kind == 'u'                                 ? (size == 1   ? DataType::Uint8
+                                                                      : size == 2 ? DataType::Uint16
+                                                                      : size == 4 ? DataType::Uint32
+                                                                      : size == 8 ? DataType::Uint64
+                                                                                  : DataType{})
+                     : kind == 'b'                                 ? DataType::Bool
+                     : kind == 'c'                                 ? (size == 8    ? DataType::Complex64
+                                                                      : size == 16 ? DataType::Complex128
+                                                                                   : DataType{})
                      : (kind == 'O' || kind == 'U' || kind == 'S') ? DataType::String
                                                                    : DataType{};
   if (!is_valid(t)) {
@@ -342,21 +345,36 @@ struct BufferInfo {
 
 const char* buffer_format(DataType t) {
   switch (t) {
-    case DataType::Float: return "f";
-    case DataType::Uint8: return "B";
-    case DataType::Int8: return "b";
-    case DataType::Uint16: return "H";
-    case DataType::Int16: return "h";
-    case DataType::Int32: return "i";
-    case DataType::Int64: return "q";
-    case DataType::Bool: return "?";
-    case DataType::Float16: return "e";
-    case DataType::Double: return "d";
-    case DataType::Uint32: return "I";
-    case DataType::Uint64: return "Q";
-    case DataType::Complex64: return "Zf";
-    case DataType::Complex128: return "Zd";
-    case DataType::String: break;
+    case DataType::Float:
+      return "f";
+    case DataType::Uint8:
+      return "B";
+    case DataType::Int8:
+      return "b";
+    case DataType::Uint16:
+      return "H";
+    case DataType::Int16:
+      return "h";
+    case DataType::Int32:
+      return "i";
+    case DataType::Int64:
+      return "q";
+    case DataType::Bool:
+      return "?";
+    case DataType::Float16:
+      return "e";
+    case DataType::Double:
+      return "d";
+    case DataType::Uint32:
+      return "I";
+    case DataType::Uint64:
+      return "Q";
+    case DataType::Complex64:
+      return "Zf";
+    case DataType::Complex128:
+      return "Zd";
+    case DataType::String:
+      break;
   }
   return nullptr;
 }
@@ -431,9 +449,7 @@ void capsule_destructor(PyObject* cap) {
   if (m != nullptr && m->deleter != nullptr) m->deleter(m);
 }
 
-py::object tolist(const Tensor& t, py::handle self) {
-  return numpy_view(t, self).attr("tolist")();
-}
+py::object tolist(const Tensor& t, py::handle self) { return numpy_view(t, self).attr("tolist")(); }
 
 }  // namespace
 

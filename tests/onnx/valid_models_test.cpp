@@ -203,8 +203,8 @@ TEST(ValidModels, SliceOfAnEmptyAxisWithANegativeStepIsEmpty) {
   const Tensor empty_rows = Tensor::from_values<float>(Shape{0, 3}, std::vector<float>{});
   constexpr std::int64_t lo = std::numeric_limits<std::int64_t>::min();
   constexpr std::int64_t hi = std::numeric_limits<std::int64_t>::max();
-  for (const auto& [start, end, step] : std::vector<std::array<std::int64_t, 3>>{
-           {-1, lo, -1}, {0, -1, -1}, {hi, lo, -2}, {lo, hi, lo}, {5, -5, -1}}) {
+  for (const auto& [start, end, step] :
+       std::vector<std::array<std::int64_t, 3>>{{-1, lo, -1}, {0, -1, -1}, {hi, lo, -2}, {lo, hi, lo}, {5, -5, -1}}) {
     SCOPED_TRACE(std::to_string(start) + ":" + std::to_string(end) + ":" + std::to_string(step));
     const Tensor y = run_slice(empty_rows, start, end, 0, step);
     EXPECT_EQ(y.shape(), (Shape{0, 3}));
