@@ -11,6 +11,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <new>
 #include <string>
 #include <string_view>
 
@@ -30,6 +31,25 @@ void with_gil(F&& f) noexcept {
   f();
   PyGILState_Release(state);
 }
+
+// tseq.Tensor is a plain CPython type (not a pybind11 class): a handle in the object itself, so
+// that making one (s[i], iteration) is one allocation and one atomic increment. pybind11 sees
+// tseq::Tensor through the type_caster at the end of this header.
+struct TensorObject {
+  PyObject_HEAD PyObject* weakrefs;
+  alignas(Tensor) unsigned char storage[sizeof(Tensor)];  // a Tensor, constructed in place
+};
+extern PyTypeObject* tensor_type;  // set by bind_tensor
+[[nodiscard]] inline bool is_tensor(py::handle o) noexcept { return Py_TYPE(o.ptr()) == tensor_type; }
+// The handle inside a tseq.Tensor object (precondition: is_tensor(o)); lives as long as o.
+[[nodiscard]] inline const Tensor& tensor_of(py::handle o) noexcept {
+  return *std::launder(reinterpret_cast<const Tensor*>(reinterpret_cast<TensorObject*>(o.ptr())->storage));
+}
+// A new tseq.Tensor object holding t: a new reference, or nullptr with a Python error set.
+PyObject* new_tensor_object(Tensor t) noexcept;
+// Sets the Python error for the exception being handled (tseq's classes, pybind11's, the
+// standard ones); for raw CPython slots, which must not let a C++ exception out.
+void set_python_error() noexcept;
 
 // numpy's dtype for t (numpy.dtype(object) for strings).
 py::dtype numpy_dtype(DataType t);
@@ -65,3 +85,28 @@ void bind_ops(py::module_& m);
 void bind_onnx(py::module_& m);
 
 }  // namespace tseq::python
+
+namespace pybind11::detail {
+
+// tseq::Tensor arguments and results as tseq.Tensor objects (tensor.cpp's type).
+template <>
+struct type_caster<tseq::Tensor> {
+  PYBIND11_TYPE_CASTER(tseq::Tensor, const_name("tseq.Tensor"));
+  bool load(handle src, bool /*convert*/) {
+    if (!tseq::python::is_tensor(src)) return false;
+    value = tseq::python::tensor_of(src);
+    return true;
+  }
+  static handle cast(const tseq::Tensor& t, return_value_policy /*policy*/, handle /*parent*/) {
+    PyObject* o = tseq::python::new_tensor_object(t);
+    if (o == nullptr) throw error_already_set();
+    return o;
+  }
+  static handle cast(tseq::Tensor&& t, return_value_policy /*policy*/, handle /*parent*/) {
+    PyObject* o = tseq::python::new_tensor_object(std::move(t));
+    if (o == nullptr) throw error_already_set();
+    return o;
+  }
+};
+
+}  // namespace pybind11::detail

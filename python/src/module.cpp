@@ -63,6 +63,34 @@ void bind_errors(py::module_& m) {
   });
 }
 
+void set_python_error() noexcept {
+  try {
+    throw;
+  } catch (py::error_already_set& e) {
+    e.restore();
+  } catch (const py::builtin_exception& e) {
+    e.set_error();
+  } catch (const onnx::RunStopped& e) {
+    PyErr_SetString(run_stopped_class, e.what());
+  } catch (const IndexError& e) {
+    PyErr_SetString(index_error_class, e.what());
+  } catch (const TypeError& e) {
+    PyErr_SetString(type_error_class, e.what());
+  } catch (const ShapeError& e) {
+    PyErr_SetString(shape_error_class, e.what());
+  } catch (const DeviceError& e) {
+    PyErr_SetString(device_error_class, e.what());
+  } catch (const Error& e) {
+    PyErr_SetString(error_class, e.what());
+  } catch (const std::bad_alloc&) {
+    PyErr_SetString(PyExc_MemoryError, "out of memory (std::bad_alloc)");
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  } catch (...) {
+    PyErr_SetString(PyExc_RuntimeError, "an unknown C++ exception");
+  }
+}
+
 }  // namespace tseq::python
 
 PYBIND11_MODULE(_tseq, m) {

@@ -121,6 +121,146 @@ std::string repr(const Seq& s) {
   return r + ")";
 }
 
+// ---- The hot paths as CPython slots (pybind11's dispatch costs more than the tree) ----
+
+// The TensorSequence inside a tseq.Sequence object, or nullptr (a subclass instance whose
+// __init__ did not run, or a layout pybind11 does not keep simple).
+const Seq* sequence_ptr(PyObject* self) noexcept {
+  auto* inst = reinterpret_cast<py::detail::instance*>(self);
+  if (!inst->simple_layout || !inst->simple_holder_constructed) return nullptr;
+  return static_cast<const Seq*>(inst->simple_value_holder[0]);
+}
+
+PyObject* uninitialised() {
+  PyErr_SetString(PyExc_TypeError, "tseq.Sequence: the object's __init__ has not run");
+  return nullptr;
+}
+
+Py_ssize_t seq_length(PyObject* self) {
+  const Seq* s = sequence_ptr(self);
+  if (s == nullptr) {
+    (void)uninitialised();
+    return -1;
+  }
+  return static_cast<Py_ssize_t>(s->size());
+}
+
+PyObject* seq_subscript(PyObject* self, PyObject* key) {
+  const Seq* s = sequence_ptr(self);
+  if (s == nullptr) return uninitialised();
+  if (PyLong_CheckExact(key)) {  // s[i]: no pybind11 dispatch, one object made
+    int overflow = 0;
+    long long i = PyLong_AsLongLongAndOverflow(key, &overflow);
+    const auto n = static_cast<long long>(s->size());
+    if (overflow == 0 && i < 0) i += n;
+    if (overflow == 0 && i >= 0 && i < n) return new_tensor_object((*s)[static_cast<std::size_t>(i)]);
+  }
+  try {  // slices, other index types, and every error message
+    return get_item(*s, key).release().ptr();
+  } catch (...) {
+    set_python_error();
+    return nullptr;
+  }
+}
+
+PyObject* seq_item(PyObject* self, Py_ssize_t i) {  // PySequence_GetItem (negatives already adjusted)
+  const Seq* s = sequence_ptr(self);
+  if (s == nullptr) return uninitialised();
+  if (i >= 0 && static_cast<std::size_t>(i) < s->size()) return new_tensor_object((*s)[static_cast<std::size_t>(i)]);
+  try {
+    return get_item(*s, py::int_(i)).release().ptr();
+  } catch (...) {
+    set_python_error();
+    return nullptr;
+  }
+}
+
+// iter(s) and reversed(s): an iterator holding its own handle of the version (O(1)).
+struct IteratorObject {
+  PyObject_HEAD std::size_t next;  // forward: the next index; reverse: one past it
+  bool reverse;
+  alignas(Seq) unsigned char storage[sizeof(Seq)];
+};
+
+PyTypeObject* iterator_type = nullptr;
+
+Seq& iterated(PyObject* self) {
+  return *std::launder(reinterpret_cast<Seq*>(reinterpret_cast<IteratorObject*>(self)->storage));
+}
+
+PyObject* make_iterator(PyObject* self, bool reverse) {
+  const Seq* s = sequence_ptr(self);
+  if (s == nullptr) return uninitialised();
+  PyObject* o = iterator_type->tp_alloc(iterator_type, 0);
+  if (o == nullptr) return nullptr;
+  auto* it = reinterpret_cast<IteratorObject*>(o);
+  new (it->storage) Seq(*s);
+  it->reverse = reverse;
+  it->next = reverse ? s->size() : 0;
+  return o;
+}
+
+PyObject* seq_iter(PyObject* self) { return make_iterator(self, false); }
+
+PyObject* iterator_next(PyObject* self) {
+  auto* it = reinterpret_cast<IteratorObject*>(self);
+  const Seq& s = iterated(self);
+  if (it->reverse) {
+    if (it->next == 0) return nullptr;  // StopIteration
+    return new_tensor_object(s[--it->next]);
+  }
+  if (it->next >= s.size()) return nullptr;
+  return new_tensor_object(s[it->next++]);
+}
+
+PyObject* iterator_self(PyObject* self) {
+  Py_INCREF(self);
+  return self;
+}
+
+void iterator_dealloc(PyObject* self) {
+  PyTypeObject* type = Py_TYPE(self);
+  iterated(self).~Seq();
+  type->tp_free(self);
+  Py_DECREF(type);
+}
+
+PyObject* iterator_length_hint(PyObject* self, PyObject* /*unused*/) {
+  auto* it = reinterpret_cast<IteratorObject*>(self);
+  const std::size_t n = iterated(self).size();
+  return PyLong_FromSize_t(it->reverse ? it->next : n - std::min(it->next, n));
+}
+
+// A new reference from a CPython slot as an object, or its Python error as a C++ exception.
+py::object checked(PyObject* o) {
+  if (o == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(o);
+}
+
+void install_fast_paths(py::handle cls) {
+  static PyMethodDef methods[] = {{"__length_hint__", &iterator_length_hint, METH_NOARGS, nullptr},
+                                  {nullptr, nullptr, 0, nullptr}};
+  static PyType_Slot slots[] = {{Py_tp_dealloc, reinterpret_cast<void*>(&iterator_dealloc)},
+                                {Py_tp_iter, reinterpret_cast<void*>(&iterator_self)},
+                                {Py_tp_iternext, reinterpret_cast<void*>(&iterator_next)},
+                                {Py_tp_methods, methods},
+                                {0, nullptr}};
+  static PyType_Spec spec = {"tseq.SequenceIterator", static_cast<int>(sizeof(IteratorObject)), 0, Py_TPFLAGS_DEFAULT,
+                             slots};
+  PyObject* it = PyType_FromSpec(&spec);
+  if (it == nullptr) throw py::error_already_set();
+  iterator_type = reinterpret_cast<PyTypeObject*>(it);  // kept for the module's lifetime
+  // The pybind11 class's slots, set when __len__/__getitem__/__iter__ were defined, now go
+  // straight here; the methods stay in the class for introspection and explicit calls.
+  auto* heap = reinterpret_cast<PyHeapTypeObject*>(cls.ptr());
+  heap->as_mapping.mp_length = &seq_length;
+  heap->as_mapping.mp_subscript = &seq_subscript;
+  heap->as_sequence.sq_length = &seq_length;
+  heap->as_sequence.sq_item = &seq_item;
+  heap->ht_type.tp_iter = &seq_iter;
+  PyType_Modified(&heap->ht_type);
+}
+
 }  // namespace
 
 py::object wrap(TensorSequence s) { return py::cast(std::move(s)); }
@@ -149,21 +289,13 @@ are safe to read and derive from in several threads at once.
           "onnx_dtype", [](const Seq& s) { return dtype_name(s.dtype()); }, "The element type's ONNX name.")
       .def("__len__", &Seq::size)
       .def("__getitem__", &get_item)
-      .def(
-          "__iter__", [](const Seq& s) { return py::make_iterator<py::return_value_policy::copy>(s.begin(), s.end()); },
-          py::keep_alive<0, 1>())
-      .def(
-          "__reversed__",
-          [](const Seq& s) {
-            return py::make_iterator<py::return_value_policy::copy>(std::make_reverse_iterator(s.end()),
-                                                                    std::make_reverse_iterator(s.begin()));
-          },
-          py::keep_alive<0, 1>())
+      .def("__iter__", [](py::handle self) { return checked(seq_iter(self.ptr())); })
+      .def("__reversed__", [](py::handle self) { return checked(make_iterator(self.ptr(), true)); })
       .def(
           "__contains__",
           [](const Seq& s, py::handle t) {
-            if (!py::isinstance<Tensor>(t)) return false;
-            const Tensor& x = t.cast<const Tensor&>();
+            if (!is_tensor(t)) return false;
+            const Tensor& x = tensor_of(t);
             for (const Tensor& e : s) {
               if (e.identical_to(x) || equal(e, x)) return true;
             }
@@ -236,6 +368,7 @@ are safe to read and derive from in several threads at once.
         return py::make_tuple(py::type::handle_of(self), py::make_tuple(items, dtype_name(s.dtype())));
       });
   cls.attr("__hash__") = py::none();
+  install_fast_paths(cls);
 }
 
 // For ops.cpp and onnx.cpp.

@@ -12,6 +12,8 @@
 #include "convert.hpp"
 #include "tseq/dlpack.hpp"
 
+#include <structmember.h>  // after Python.h (convert.hpp): PyMemberDef, T_PYSSIZET
+
 namespace tseq::python {
 
 namespace {
@@ -198,8 +200,8 @@ Tensor from_capsule(py::handle capsule, std::string_view what) {
 }
 
 Tensor to_tensor(py::handle obj, bool copy, std::string_view what) {
-  if (py::isinstance<Tensor>(obj)) {
-    const Tensor& t = obj.cast<const Tensor&>();
+  if (is_tensor(obj)) {
+    const Tensor& t = tensor_of(obj);
     return copy ? deep_copy(t) : t;
   }
   if (py::isinstance<py::array>(obj)) {
@@ -382,7 +384,11 @@ const char* buffer_format(DataType t) {
 extern "C" int tensor_getbuffer(PyObject* obj, Py_buffer* view, int flags) {
   view->obj = nullptr;
   try {
-    const Tensor& t = py::handle(obj).cast<const Tensor&>();
+    if (!is_tensor(obj)) {
+      PyErr_SetString(PyExc_BufferError, "tseq.Tensor: not a tensor");
+      return -1;
+    }
+    const Tensor& t = tensor_of(obj);
     const char* format = buffer_format(t.dtype());
     if (format == nullptr) {
       PyErr_SetString(PyExc_BufferError,
@@ -453,12 +459,74 @@ py::object tolist(const Tensor& t, py::handle self) { return numpy_view(t, self)
 
 }  // namespace
 
+PyTypeObject* tensor_type = nullptr;
+
+PyObject* new_tensor_object(Tensor t) noexcept {
+  PyObject* o = tensor_type->tp_alloc(tensor_type, 0);  // zeroed: weakrefs = nullptr
+  if (o == nullptr) return nullptr;
+  new (reinterpret_cast<TensorObject*>(o)->storage) Tensor(std::move(t));
+  return o;
+}
+
 py::object to_numpy(const Tensor& t) { return numpy_view(t, wrap(t)); }
 
 py::object wrap(Tensor t) { return py::cast(std::move(t)); }
 
-void bind_tensor(py::module_& m) {
-  py::class_<Tensor> cls(m, "Tensor", py::buffer_protocol(), R"doc(
+namespace {
+
+PyObject* tensor_new(PyTypeObject* /*type*/, PyObject* args, PyObject* kwargs) {
+  static const char* keywords[] = {"obj", "copy", nullptr};
+  PyObject* obj = nullptr;
+  int copy = 0;
+  if (PyArg_ParseTupleAndKeywords(args, kwargs, "O|p:Tensor", const_cast<char**>(keywords), &obj, &copy) == 0) {
+    return nullptr;
+  }
+  try {
+    return new_tensor_object(to_tensor(obj, copy != 0, "tseq.Tensor"));
+  } catch (...) {
+    set_python_error();
+    return nullptr;
+  }
+}
+
+void tensor_dealloc(PyObject* self) {
+  auto* o = reinterpret_cast<TensorObject*>(self);
+  PyTypeObject* type = Py_TYPE(self);
+  if (o->weakrefs != nullptr) PyObject_ClearWeakRefs(self);
+  std::launder(reinterpret_cast<Tensor*>(o->storage))->~Tensor();  // may release the source (GIL held)
+  type->tp_free(self);
+  Py_DECREF(type);
+}
+
+PyObject* tensor_repr(PyObject* self) {
+  try {
+    const Tensor& t = tensor_of(self);
+    const std::string r =
+        t.device().is_host_readable()
+            ? "tseq.Tensor(" + to_string(t) + ")"
+            : "tseq.Tensor(" + dtype_name(t.dtype()) + to_string(t.shape()) + " on " + to_string(t.device()) + ")";
+    return PyUnicode_FromStringAndSize(r.data(), static_cast<Py_ssize_t>(r.size()));
+  } catch (...) {
+    set_python_error();
+    return nullptr;
+  }
+}
+
+// == is value equality (tseq::equal): one bool, not numpy's element-wise array.
+PyObject* tensor_richcompare(PyObject* a, PyObject* b, int op) {
+  if ((op != Py_EQ && op != Py_NE) || !is_tensor(a) || !is_tensor(b)) Py_RETURN_NOTIMPLEMENTED;
+  try {
+    const bool same = tensor_of(a).identical_to(tensor_of(b)) || equal(tensor_of(a), tensor_of(b));
+    return PyBool_FromLong((same == (op == Py_EQ)) ? 1 : 0);
+  } catch (...) {
+    set_python_error();
+    return nullptr;
+  }
+}
+
+const char* const tensor_doc = R"doc(Tensor(obj, copy=False)
+--
+
 An immutable tensor of one of the 15 ONNX element types.
 
 Tensor(obj, copy=False) takes obj's memory without copying: any object with the buffer
@@ -472,104 +540,119 @@ Out: numpy.asarray(t) (the buffer protocol), numpy.from_dlpack(t) and torch.from
 are views of the same memory, no copy. Buffers are read-only; DLPack 0.6 has no read-only flag,
 so writing through a DLPack view is not prevented, and is not allowed: it would change every
 sequence holding the tensor. Do not write to obj either while tseq holds it.
-)doc");
-  auto* type = reinterpret_cast<PyTypeObject*>(cls.ptr());
-  type->tp_as_buffer->bf_getbuffer = tensor_getbuffer;
-  type->tp_as_buffer->bf_releasebuffer = tensor_releasebuffer;
-  cls.def(py::init([](py::handle obj, bool copy) { return to_tensor(obj, copy, "tseq.Tensor"); }), py::arg("obj"),
-          py::arg("copy") = false)
-      .def_property_readonly(
-          "shape",
-          [](const Tensor& t) {
-            py::tuple r(t.rank());
-            for (std::size_t d = 0; d < t.rank(); ++d) r[d] = py::int_(t.shape()[d]);
-            return r;
-          },
-          "The dimensions, a tuple of ints (() for a scalar).")
-      .def_property_readonly(
-          "dtype", [](const Tensor& t) { return numpy_dtype(t.dtype()); },
-          "The element type as a numpy.dtype (numpy.dtype(object) for strings).")
-      .def_property_readonly(
-          "onnx_dtype", [](const Tensor& t) { return dtype_name(t.dtype()); },
-          "The element type's ONNX name: 'float', 'int64', 'string', ...")
-      .def_property_readonly(
-          "device", [](const Tensor& t) { return to_string(t.device()); },
-          "Where the payload lives: 'cpu:0' for host memory, 'cuda:1', ...")
-      .def_property_readonly(
-          "ndim", [](const Tensor& t) { return t.rank(); }, "The number of dimensions.")
-      .def_property_readonly(
-          "size", [](const Tensor& t) { return t.size(); }, "The number of elements.")
-      .def_property_readonly(
-          "nbytes", [](const Tensor& t) { return t.size() * dtype_size(t.dtype()); },
-          "Bytes of the payload (for strings: of the string objects, not their characters).")
-      .def_property_readonly(
-          "data_ptr", [](const Tensor& t) { return reinterpret_cast<std::uintptr_t>(t.data()); },
-          "The address of the first element (0 for an empty default tensor): the same as the source's for a "
-          "tensor taken without copying.")
-      .def_property_readonly(
-          "is_adopted", &Tensor::is_adopted,
-          "True when the memory is another object's (taken without copying), False when tseq owns it.")
-      .def(
-          "numpy", [](py::handle self) { return numpy_view(self.cast<const Tensor&>(), self); },
-          "A read-only numpy view of the same memory (strings: an object array, a copy).")
-      .def(
-          "__array__",
-          [](py::handle self, py::object dtype) {
-            py::object a = numpy_view(self.cast<const Tensor&>(), self);
-            return dtype.is_none() ? a : a.attr("astype")(dtype);
-          },
-          py::arg("dtype") = py::none())
-      .def(
-          "tolist", [](py::handle self) { return tolist(self.cast<const Tensor&>(), self); },
-          "The elements as nested Python lists (numpy.ndarray.tolist).")
-      .def(
-          "__dlpack__",
-          [](const Tensor& t, py::object stream) {
-            if (!stream.is_none() && t.device().type == DeviceType::Cpu && !py::isinstance<py::int_>(stream)) {
-              throw TypeError("tseq.Tensor.__dlpack__: stream must be None or an int");
-            }
-            DLManagedTensor* dl = to_dlpack(t);
-            PyObject* cap = PyCapsule_New(dl, "dltensor", &capsule_destructor);
-            if (cap == nullptr) {
-              dl->deleter(dl);
-              throw py::error_already_set();
-            }
-            return py::reinterpret_steal<py::object>(cap);
-          },
-          py::arg("stream") = py::none(),
-          "A DLPack capsule sharing the payload (numpy.from_dlpack, torch.from_dlpack call this).")
-      .def(
-          "__dlpack_device__",
-          [](const Tensor& t) { return py::make_tuple(static_cast<int>(t.device().type), t.device().id); },
-          "(DLPack device type, device id): (1, 0) for host memory.")
-      .def(
-          "__eq__",
-          [](const Tensor& a, py::handle b) -> py::object {
-            if (!py::isinstance<Tensor>(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-            return py::bool_(equal(a, b.cast<const Tensor&>()));
-          },
-          py::is_operator())
-      .def(
-          "__ne__",
-          [](const Tensor& a, py::handle b) -> py::object {
-            if (!py::isinstance<Tensor>(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-            return py::bool_(!equal(a, b.cast<const Tensor&>()));
-          },
-          py::is_operator())
-      .def("__repr__",
-           [](const Tensor& t) {
-             if (!t.device().is_host_readable()) {
-               return "tseq.Tensor(" + dtype_name(t.dtype()) + to_string(t.shape()) + " on " + to_string(t.device()) +
-                      ")";
-             }
-             return "tseq.Tensor(" + to_string(t) + ")";
-           })
-      .def("__reduce__", [](py::handle self) {
+== compares values (same element type, shape and elements); tensors are not hashable.
+)doc";
+
+// A method or read-only property of the plain type, as a pybind11 function of `self`.
+template <class F>
+void method(py::handle type, const char* name, F&& f, const char* doc) {
+  type.attr(name) = py::cpp_function(std::forward<F>(f), py::name(name), py::is_method(type),
+                                     py::sibling(py::getattr(type, name, py::none())), doc);
+}
+template <class F>
+void property(py::handle type, const char* name, F&& f, const char* doc) {
+  static const py::object make = py::module_::import("builtins").attr("property");
+  type.attr(name) = make(py::cpp_function(std::forward<F>(f)), py::none(), py::none(), doc);
+}
+
+}  // namespace
+
+void bind_tensor(py::module_& m) {
+  static PyMemberDef members[] = {
+      {"__weaklistoffset__", T_PYSSIZET, static_cast<Py_ssize_t>(offsetof(TensorObject, weakrefs)), READONLY, nullptr},
+      {nullptr, 0, 0, 0, nullptr}};
+  static PyType_Slot slots[] = {{Py_tp_new, reinterpret_cast<void*>(&tensor_new)},
+                                {Py_tp_dealloc, reinterpret_cast<void*>(&tensor_dealloc)},
+                                {Py_tp_repr, reinterpret_cast<void*>(&tensor_repr)},
+                                {Py_tp_richcompare, reinterpret_cast<void*>(&tensor_richcompare)},
+                                {Py_tp_hash, reinterpret_cast<void*>(&PyObject_HashNotImplemented)},
+                                {Py_bf_getbuffer, reinterpret_cast<void*>(&tensor_getbuffer)},
+                                {Py_bf_releasebuffer, reinterpret_cast<void*>(&tensor_releasebuffer)},
+                                {Py_tp_members, members},
+                                {Py_tp_doc, const_cast<char*>(tensor_doc)},
+                                {0, nullptr}};
+  static PyType_Spec spec = {"tseq.Tensor", static_cast<int>(sizeof(TensorObject)), 0, Py_TPFLAGS_DEFAULT, slots};
+  PyObject* type = PyType_FromSpec(&spec);
+  if (type == nullptr) throw py::error_already_set();
+  tensor_type = reinterpret_cast<PyTypeObject*>(type);
+  m.attr("Tensor") = py::reinterpret_steal<py::object>(type);
+  const py::handle t(type);
+
+  property(
+      t, "shape",
+      [](const Tensor& x) {
+        py::tuple r(x.rank());
+        for (std::size_t d = 0; d < x.rank(); ++d) r[d] = py::int_(x.shape()[d]);
+        return r;
+      },
+      "The dimensions, a tuple of ints (() for a scalar).");
+  property(
+      t, "dtype", [](const Tensor& x) { return numpy_dtype(x.dtype()); },
+      "The element type as a numpy.dtype (numpy.dtype(object) for strings).");
+  property(
+      t, "onnx_dtype", [](const Tensor& x) { return dtype_name(x.dtype()); },
+      "The element type's ONNX name: 'float', 'int64', 'string', ...");
+  property(
+      t, "device", [](const Tensor& x) { return to_string(x.device()); },
+      "Where the payload lives: 'cpu:0' for host memory, 'cuda:1', ...");
+  property(
+      t, "ndim", [](const Tensor& x) { return x.rank(); }, "The number of dimensions.");
+  property(
+      t, "size", [](const Tensor& x) { return x.size(); }, "The number of elements.");
+  property(
+      t, "nbytes", [](const Tensor& x) { return x.size() * dtype_size(x.dtype()); },
+      "Bytes of the payload (for strings: of the string objects, not their characters).");
+  property(
+      t, "data_ptr", [](const Tensor& x) { return reinterpret_cast<std::uintptr_t>(x.data()); },
+      "The address of the first element: the same as the source's for a tensor taken without copying.");
+  property(
+      t, "is_adopted", [](const Tensor& x) { return x.is_adopted(); },
+      "True when the memory is another object's (taken without copying), False when tseq owns it.");
+  method(
+      t, "numpy", [](py::handle self) { return numpy_view(tensor_of(self), self); },
+      "A read-only numpy view of the same memory (strings: an object array, a copy).");
+  // __array__(dtype=None) and __dlpack__(stream=None): defaults, so cpp_function directly.
+  t.attr("__array__") = py::cpp_function(
+      [](py::handle self, py::object dtype) {
+        py::object a = numpy_view(tensor_of(self), self);
+        return dtype.is_none() ? a : a.attr("astype")(dtype);
+      },
+      py::name("__array__"), py::is_method(t), py::arg("dtype") = py::none(),
+      "numpy's conversion: a read-only view (or, with a dtype, numpy's astype of it).");
+  method(
+      t, "tolist", [](py::handle self) { return tolist(tensor_of(self), self); },
+      "The elements as nested Python lists (numpy.ndarray.tolist).");
+  t.attr("__dlpack__") = py::cpp_function(
+      [](py::handle self, py::object stream) {
+        const Tensor& x = tensor_of(self);
+        if (!stream.is_none() && !py::isinstance<py::int_>(stream)) {
+          throw TypeError("tseq.Tensor.__dlpack__: stream must be None or an int");
+        }
+        DLManagedTensor* dl = to_dlpack(x);
+        PyObject* cap = PyCapsule_New(dl, "dltensor", &capsule_destructor);
+        if (cap == nullptr) {
+          dl->deleter(dl);
+          throw py::error_already_set();
+        }
+        return py::reinterpret_steal<py::object>(cap);
+      },
+      py::name("__dlpack__"), py::is_method(t), py::arg("stream") = py::none(),
+      "A DLPack capsule sharing the payload (numpy.from_dlpack, torch.from_dlpack call this).");
+  method(
+      t, "__dlpack_device__",
+      [](py::handle self) {
+        const Tensor& x = tensor_of(self);
+        return py::make_tuple(static_cast<int>(x.device().type), x.device().id);
+      },
+      "(DLPack device type, device id): (1, 0) for host memory.");
+  method(
+      t, "__reduce__",
+      [](py::handle self) {
         // Payloads are copied: the pickle holds a numpy array, unpickled without another copy.
-        py::object a = numpy_view(self.cast<const Tensor&>(), self).attr("copy")();
+        py::object a = numpy_view(tensor_of(self), self).attr("copy")();
         return py::make_tuple(py::type::handle_of(self), py::make_tuple(a));
-      });
-  cls.attr("__hash__") = py::none();
+      },
+      "Pickling: the payload as a numpy array (a copy).");
 
   m.def(
       "from_dlpack",
