@@ -51,9 +51,9 @@ py::object to_python(const Value& v) {
 
 Value from_python(py::handle obj, ValueType::Kind kind, DataType dtype, const std::string& what) {
   if (kind == ValueType::Kind::Sequence) {
-    if (py::isinstance<TensorSequence>(obj)) return obj.cast<const TensorSequence&>();
+    if (is_sequence(obj)) return sequence_of(obj);
     if (py::isinstance<py::list>(obj) || py::isinstance<py::tuple>(obj)) {
-      return sequence_of(obj, dtype, what.c_str());
+      return sequence_from(obj, dtype, what.c_str());
     }
     throw TypeError(what + ": a sequence input takes a tseq.Sequence or a list of tensors, not a " +
                     py::str(py::type::handle_of(obj).attr("__name__")).cast<std::string>());

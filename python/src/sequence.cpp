@@ -48,8 +48,8 @@ std::size_t resolve(const char* what, std::int64_t p, std::size_t n, bool end_al
 
 // Tensors of an iterable, converted (no copy) and checked against `dtype` (or the first's).
 Seq sequence_from(py::handle iterable, py::handle dtype_obj, const char* what) {
-  if (py::isinstance<Seq>(iterable)) {
-    const Seq& s = iterable.cast<const Seq&>();
+  if (is_sequence(iterable)) {
+    const Seq& s = sequence_of(iterable);
     if (dtype_obj.is_none() || dtype_from_python(dtype_obj, what) == s.dtype()) return s;
   }
   std::optional<DataType> dtype;
@@ -80,11 +80,11 @@ Tensor joining(const Seq& s, py::handle t, const char* what) {
 }
 
 const Seq& as_sequence(py::handle o, const char* what) {
-  if (!py::isinstance<Seq>(o)) {
+  if (!is_sequence(o)) {
     throw TypeError(std::string(what) + ": expected a tseq.Sequence, got a " +
                     py::str(py::type::handle_of(o).attr("__name__")).cast<std::string>());
   }
-  return o.cast<const Seq&>();
+  return sequence_of(o);
 }
 
 py::object get_item(const Seq& s, py::handle key) {
@@ -121,96 +121,169 @@ std::string repr(const Seq& s) {
   return r + ")";
 }
 
-// ---- The hot paths as CPython slots (pybind11's dispatch costs more than the tree) ----
+// ---- tseq.Sequence's slots and methods, in plain CPython (pybind11's dispatch would cost more
+// than the tree) ----
 
-// The TensorSequence inside a tseq.Sequence object, or nullptr (a subclass instance whose
-// __init__ did not run, or a layout pybind11 does not keep simple).
-const Seq* sequence_ptr(PyObject* self) noexcept {
-  auto* inst = reinterpret_cast<py::detail::instance*>(self);
-  if (!inst->simple_layout || !inst->simple_holder_constructed) return nullptr;
-  return static_cast<const Seq*>(inst->simple_value_holder[0]);
-}
-
-PyObject* uninitialised() {
-  PyErr_SetString(PyExc_TypeError, "tseq.Sequence: the object's __init__ has not run");
-  return nullptr;
-}
-
-Py_ssize_t seq_length(PyObject* self) {
-  const Seq* s = sequence_ptr(self);
-  if (s == nullptr) {
-    (void)uninitialised();
-    return -1;
+// Runs f() -> PyObject* (a new reference), turning a C++ exception into the Python error.
+template <class F>
+PyObject* guarded(F&& f) noexcept {
+  try {
+    return f();
+  } catch (...) {
+    set_python_error();
+    return nullptr;
   }
-  return static_cast<Py_ssize_t>(s->size());
 }
+
+PyObject* seq_new(PyTypeObject* /*type*/, PyObject* args, PyObject* kwargs) {
+  static const char* keywords[] = {"iterable", "dtype", nullptr};
+  PyObject* iterable = nullptr;
+  PyObject* dtype = Py_None;
+  if (PyArg_ParseTupleAndKeywords(args, kwargs, "|OO:Sequence", const_cast<char**>(keywords), &iterable, &dtype) == 0) {
+    return nullptr;
+  }
+  return guarded([&] {
+    if (iterable == nullptr) {
+      const DataType t = dtype == Py_None ? DataType::Float : dtype_from_python(dtype, "tseq.Sequence");
+      return box(Seq(t));
+    }
+    return box(sequence_from(iterable, dtype, "tseq.Sequence"));
+  });
+}
+
+Py_ssize_t seq_length(PyObject* self) { return static_cast<Py_ssize_t>(sequence_of(self).size()); }
 
 PyObject* seq_subscript(PyObject* self, PyObject* key) {
-  const Seq* s = sequence_ptr(self);
-  if (s == nullptr) return uninitialised();
-  if (PyLong_CheckExact(key)) {  // s[i]: no pybind11 dispatch, one object made
+  const Seq& s = sequence_of(self);
+  if (PyLong_CheckExact(key)) {  // s[i]: one object made, nothing else
     int overflow = 0;
     long long i = PyLong_AsLongLongAndOverflow(key, &overflow);
-    const auto n = static_cast<long long>(s->size());
+    const auto n = static_cast<long long>(s.size());
     if (overflow == 0 && i < 0) i += n;
-    if (overflow == 0 && i >= 0 && i < n) return new_tensor_object((*s)[static_cast<std::size_t>(i)]);
+    if (overflow == 0 && i >= 0 && i < n) return box(s[static_cast<std::size_t>(i)]);
   }
-  try {  // slices, other index types, and every error message
-    return get_item(*s, key).release().ptr();
+  return guarded([&] { return get_item(s, key).release().ptr(); });  // slices, other keys, errors
+}
+
+PyObject* seq_item(PyObject* self, Py_ssize_t i) {  // PySequence_GetItem (negatives adjusted)
+  const Seq& s = sequence_of(self);
+  if (i >= 0 && static_cast<std::size_t>(i) < s.size()) return box(s[static_cast<std::size_t>(i)]);
+  return guarded([&] { return get_item(s, py::int_(i)).release().ptr(); });
+}
+
+int seq_contains(PyObject* self, PyObject* t) {
+  if (!is_tensor(t)) return 0;
+  try {
+    const Tensor& x = tensor_of(t);
+    for (const Tensor& e : sequence_of(self)) {
+      if (e.identical_to(x) || equal(e, x)) return 1;
+    }
+    return 0;
   } catch (...) {
     set_python_error();
-    return nullptr;
+    return -1;
   }
 }
 
-PyObject* seq_item(PyObject* self, Py_ssize_t i) {  // PySequence_GetItem (negatives already adjusted)
-  const Seq* s = sequence_ptr(self);
-  if (s == nullptr) return uninitialised();
-  if (i >= 0 && static_cast<std::size_t>(i) < s->size()) return new_tensor_object((*s)[static_cast<std::size_t>(i)]);
-  try {
-    return get_item(*s, py::int_(i)).release().ptr();
-  } catch (...) {
-    set_python_error();
-    return nullptr;
-  }
+PyObject* seq_add(PyObject* a, PyObject* b) {
+  if (!is_sequence(a) || !is_sequence(b)) Py_RETURN_NOTIMPLEMENTED;
+  return guarded([&] {
+    const Seq& x = sequence_of(a);
+    const Seq& y = sequence_of(b);
+    if (x.dtype() != y.dtype()) {
+      throw TypeError("Sequence +: a sequence of " + dtype_name(y.dtype()) + " tensors cannot follow one of " +
+                      dtype_name(x.dtype()) + " tensors");
+    }
+    return box(x + y);
+  });
+}
+
+PyObject* seq_richcompare(PyObject* a, PyObject* b, int op) {
+  if ((op != Py_EQ && op != Py_NE) || !is_sequence(a) || !is_sequence(b)) Py_RETURN_NOTIMPLEMENTED;
+  return guarded([&] {
+    const Seq& x = sequence_of(a);
+    const Seq& y = sequence_of(b);
+    const bool same = x.identical_to(y) || equal(x, y);
+    return PyBool_FromLong(same == (op == Py_EQ) ? 1 : 0);
+  });
+}
+
+PyObject* seq_repr(PyObject* self) {
+  return guarded([&] {
+    const std::string r = repr(sequence_of(self));
+    return PyUnicode_FromStringAndSize(r.data(), static_cast<Py_ssize_t>(r.size()));
+  });
+}
+
+// Positional arguments of a METH_FASTCALL method: between lo and hi of them.
+bool arity(const char* what, Py_ssize_t n, Py_ssize_t lo, Py_ssize_t hi) {
+  if (n >= lo && n <= hi) return true;
+  PyErr_Format(PyExc_TypeError, "%s takes %zd to %zd positional arguments but %zd were given", what, lo, hi, n);
+  return false;
+}
+
+PyObject* seq_append(PyObject* self, PyObject* const* args, Py_ssize_t n) {
+  if (!arity("Sequence.append()", n, 1, 1)) return nullptr;
+  return guarded([&] {
+    const Seq& s = sequence_of(self);
+    return box(s.push_back(joining(s, args[0], "Sequence.append")));
+  });
+}
+
+PyObject* seq_insert(PyObject* self, PyObject* const* args, Py_ssize_t n) {
+  if (!arity("Sequence.insert()", n, 2, 2)) return nullptr;
+  return guarded([&] {
+    const Seq& s = sequence_of(self);
+    const std::size_t p = resolve("Sequence.insert", position_of(args[0], "Sequence.insert"), s.size(), true);
+    return box(s.insert(p, joining(s, args[1], "Sequence.insert")));
+  });
+}
+
+PyObject* seq_erase(PyObject* self, PyObject* const* args, Py_ssize_t n) {
+  if (!arity("Sequence.erase()", n, 0, 1)) return nullptr;
+  return guarded([&] {
+    const Seq& s = sequence_of(self);
+    const std::int64_t i = n == 0 ? -1 : position_of(args[0], "Sequence.erase");
+    return box(s.erase(resolve("Sequence.erase", i, s.size(), false)));
+  });
+}
+
+PyObject* seq_set(PyObject* self, PyObject* const* args, Py_ssize_t n) {
+  if (!arity("Sequence.set()", n, 2, 2)) return nullptr;
+  return guarded([&] {
+    const Seq& s = sequence_of(self);
+    const std::size_t p = resolve("Sequence.set", position_of(args[0], "Sequence.set"), s.size(), false);
+    return box(s.set(p, joining(s, args[1], "Sequence.set")));
+  });
+}
+
+PyObject* seq_is_same(PyObject* self, PyObject* other) {
+  return PyBool_FromLong(is_sequence(other) && sequence_of(self).identical_to(sequence_of(other)) ? 1 : 0);
 }
 
 // iter(s) and reversed(s): an iterator holding its own handle of the version (O(1)).
-struct IteratorObject {
-  PyObject_HEAD std::size_t next;  // forward: the next index; reverse: one past it
+struct Iteration {
+  Seq s;
+  std::size_t next;  // forward: the next index; reverse: one past it
   bool reverse;
-  alignas(Seq) unsigned char storage[sizeof(Seq)];
 };
 
-PyTypeObject* iterator_type = nullptr;
-
-Seq& iterated(PyObject* self) {
-  return *std::launder(reinterpret_cast<Seq*>(reinterpret_cast<IteratorObject*>(self)->storage));
-}
-
 PyObject* make_iterator(PyObject* self, bool reverse) {
-  const Seq* s = sequence_ptr(self);
-  if (s == nullptr) return uninitialised();
-  PyObject* o = iterator_type->tp_alloc(iterator_type, 0);
-  if (o == nullptr) return nullptr;
-  auto* it = reinterpret_cast<IteratorObject*>(o);
-  new (it->storage) Seq(*s);
-  it->reverse = reverse;
-  it->next = reverse ? s->size() : 0;
-  return o;
+  const Seq& s = sequence_of(self);
+  return box(Iteration{s, reverse ? s.size() : 0, reverse});
 }
 
 PyObject* seq_iter(PyObject* self) { return make_iterator(self, false); }
+PyObject* seq_reversed(PyObject* self, PyObject* /*unused*/) { return make_iterator(self, true); }
 
 PyObject* iterator_next(PyObject* self) {
-  auto* it = reinterpret_cast<IteratorObject*>(self);
-  const Seq& s = iterated(self);
-  if (it->reverse) {
-    if (it->next == 0) return nullptr;  // StopIteration
-    return new_tensor_object(s[--it->next]);
+  auto& it = const_cast<Iteration&>(unbox<Iteration>(self));
+  if (it.reverse) {
+    if (it.next == 0) return nullptr;  // StopIteration
+    return box(it.s[--it.next]);
   }
-  if (it->next >= s.size()) return nullptr;
-  return new_tensor_object(s[it->next++]);
+  if (it.next >= it.s.size()) return nullptr;
+  return box(it.s[it.next++]);
 }
 
 PyObject* iterator_self(PyObject* self) {
@@ -218,162 +291,105 @@ PyObject* iterator_self(PyObject* self) {
   return self;
 }
 
-void iterator_dealloc(PyObject* self) {
-  PyTypeObject* type = Py_TYPE(self);
-  iterated(self).~Seq();
-  type->tp_free(self);
-  Py_DECREF(type);
-}
-
 PyObject* iterator_length_hint(PyObject* self, PyObject* /*unused*/) {
-  auto* it = reinterpret_cast<IteratorObject*>(self);
-  const std::size_t n = iterated(self).size();
-  return PyLong_FromSize_t(it->reverse ? it->next : n - std::min(it->next, n));
+  const Iteration& it = unbox<Iteration>(self);
+  return PyLong_FromSize_t(it.reverse ? it.next : it.s.size() - std::min(it.next, it.s.size()));
 }
 
-// A new reference from a CPython slot as an object, or its Python error as a C++ exception.
-py::object checked(PyObject* o) {
-  if (o == nullptr) throw py::error_already_set();
-  return py::reinterpret_steal<py::object>(o);
+PyObject* seq_reduce(PyObject* self, PyObject* /*unused*/) {
+  // Payloads are copied (each tensor pickles as a numpy array).
+  return guarded([&] {
+    const Seq& s = sequence_of(self);
+    py::list items(s.size());
+    for (std::size_t i = 0; i < s.size(); ++i) items[i] = wrap(s[i]);
+    return py::make_tuple(py::handle(reinterpret_cast<PyObject*>(Py_TYPE(self))),
+                          py::make_tuple(items, dtype_name(s.dtype())))
+        .release()
+        .ptr();
+  });
 }
 
-void install_fast_paths(py::handle cls) {
-  static PyMethodDef methods[] = {{"__length_hint__", &iterator_length_hint, METH_NOARGS, nullptr},
-                                  {nullptr, nullptr, 0, nullptr}};
-  static PyType_Slot slots[] = {{Py_tp_dealloc, reinterpret_cast<void*>(&iterator_dealloc)},
-                                {Py_tp_iter, reinterpret_cast<void*>(&iterator_self)},
-                                {Py_tp_iternext, reinterpret_cast<void*>(&iterator_next)},
-                                {Py_tp_methods, methods},
-                                {0, nullptr}};
-  static PyType_Spec spec = {"tseq.SequenceIterator", static_cast<int>(sizeof(IteratorObject)), 0, Py_TPFLAGS_DEFAULT,
-                             slots};
-  PyObject* it = PyType_FromSpec(&spec);
-  if (it == nullptr) throw py::error_already_set();
-  iterator_type = reinterpret_cast<PyTypeObject*>(it);  // kept for the module's lifetime
-  // The pybind11 class's slots, set when __len__/__getitem__/__iter__ were defined, now go
-  // straight here; the methods stay in the class for introspection and explicit calls.
-  auto* heap = reinterpret_cast<PyHeapTypeObject*>(cls.ptr());
-  heap->as_mapping.mp_length = &seq_length;
-  heap->as_mapping.mp_subscript = &seq_subscript;
-  heap->as_sequence.sq_length = &seq_length;
-  heap->as_sequence.sq_item = &seq_item;
-  heap->ht_type.tp_iter = &seq_iter;
-  PyType_Modified(&heap->ht_type);
+PyObject* seq_dtype(PyObject* self, void* /*unused*/) {
+  return guarded([&] { return numpy_dtype(sequence_of(self).dtype()).release().ptr(); });
 }
+PyObject* seq_onnx_dtype(PyObject* self, void* /*unused*/) {
+  return guarded([&] {
+    const std::string n = dtype_name(sequence_of(self).dtype());
+    return PyUnicode_FromStringAndSize(n.data(), static_cast<Py_ssize_t>(n.size()));
+  });
+}
+
+const char* const sequence_doc = R"doc(Sequence(iterable=(), dtype=None)
+--
+
+An immutable, persistent sequence of tensors of one element type: ONNX's seq(tensor(T)).
+
+Sequence(iterable=(), dtype=None) takes tensors or anything tseq.Tensor accepts (numpy
+arrays, torch tensors), without copying their memory. dtype (a numpy dtype or an ONNX name)
+defaults to the first tensor's (float32 for an empty sequence); every tensor must have it
+(tseq.TypeError).
+
+List-like: len(s), s[i] (negative i counts from the back; tseq.IndexError outside), s[a:b]
+(an O(log n) slice sharing the tree; other steps build a new sequence, O(k log n)), iteration,
+s + other (O(log n) concatenation), == (same element type, length and equal tensors). Every
+update (append, insert, erase, set) returns a new Sequence in O(log n) and leaves s
+unchanged; no tensor payload is ever copied. Sequences are safe to read and derive from in
+several threads at once. Not hashable; pickling copies the payloads.
+)doc";
 
 }  // namespace
 
 py::object wrap(TensorSequence s) { return py::cast(std::move(s)); }
 
 void bind_sequence(py::module_& m) {
-  py::class_<Seq> cls(m, "Sequence", R"doc(
-An immutable, persistent sequence of tensors of one element type: ONNX's seq(tensor(T)).
+  static PyMethodDef methods[] = {
+      {"append", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&seq_append)), METH_FASTCALL,
+       "append($self, t, /)\n--\n\nA new sequence with t added at the end. O(log n)."},
+      {"insert", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&seq_insert)), METH_FASTCALL,
+       "insert($self, i, t, /)\n--\n\nA new sequence with t before position i, i in [-len, len] (len appends; "
+       "negative as ONNX's SequenceInsert: -1 is before the last). O(log n)."},
+      {"erase", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&seq_erase)), METH_FASTCALL,
+       "erase($self, i=-1, /)\n--\n\nA new sequence without the tensor at i, i in [-len, len - 1] (default: the "
+       "last). O(log n)."},
+      {"set", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&seq_set)), METH_FASTCALL,
+       "set($self, i, t, /)\n--\n\nA new sequence with the tensor at i replaced by t. O(log n)."},
+      {"is_same", &seq_is_same, METH_O,
+       "is_same($self, other, /)\n--\n\nTrue if both are the same version (O(1) identity, not equality)."},
+      {"__reversed__", &seq_reversed, METH_NOARGS, "The tensors, last first."},
+      {"__reduce__", &seq_reduce, METH_NOARGS, "Pickling: the tensors as numpy arrays (copies)."},
+      {nullptr, nullptr, 0, nullptr}};
+  static PyGetSetDef properties[] = {
+      {"dtype", &seq_dtype, nullptr, "The tensors' element type as a numpy.dtype (kept when empty).", nullptr},
+      {"onnx_dtype", &seq_onnx_dtype, nullptr, "The element type's ONNX name ('float', 'int64', ...).", nullptr},
+      {nullptr, nullptr, nullptr, nullptr, nullptr}};
+  static const PyType_Slot slots[] = {{Py_tp_new, reinterpret_cast<void*>(&seq_new)},
+                                      {Py_tp_repr, reinterpret_cast<void*>(&seq_repr)},
+                                      {Py_tp_richcompare, reinterpret_cast<void*>(&seq_richcompare)},
+                                      {Py_tp_iter, reinterpret_cast<void*>(&seq_iter)},
+                                      {Py_mp_length, reinterpret_cast<void*>(&seq_length)},
+                                      {Py_mp_subscript, reinterpret_cast<void*>(&seq_subscript)},
+                                      {Py_sq_length, reinterpret_cast<void*>(&seq_length)},
+                                      {Py_sq_item, reinterpret_cast<void*>(&seq_item)},
+                                      {Py_sq_contains, reinterpret_cast<void*>(&seq_contains)},
+                                      {Py_nb_add, reinterpret_cast<void*>(&seq_add)},
+                                      {Py_tp_methods, methods},
+                                      {Py_tp_getset, properties},
+                                      {Py_tp_doc, const_cast<char*>(sequence_doc)},
+                                      {0, nullptr}};
+  make_boxed_type<Seq>(m, "Sequence", "tseq.Sequence", slots);
 
-Sequence(iterable=(), dtype=None) takes tensors or anything tseq.Tensor accepts (numpy
-arrays, torch tensors), without copying their memory. dtype defaults to the first tensor's
-(float32 for an empty sequence); every tensor must have it (tseq.TypeError).
-
-List-like: len(s), s[i] (negative i counts from the back; tseq.IndexError outside), s[a:b]
-(an O(log n) slice sharing the tree; other steps build a new sequence, O(k log n)), iteration,
-s + other (O(log n) concatenation), ==. Every update (append, insert, erase, set) returns a
-new Sequence in O(log n) and leaves s unchanged; no tensor payload is ever copied. Sequences
-are safe to read and derive from in several threads at once.
-)doc");
-  cls.def(py::init(
-              [](py::handle iterable, py::handle dtype) { return sequence_from(iterable, dtype, "tseq.Sequence"); }),
-          py::arg("iterable") = py::tuple(), py::arg("dtype") = py::none())
-      .def_property_readonly(
-          "dtype", [](const Seq& s) { return numpy_dtype(s.dtype()); },
-          "The tensors' element type as a numpy.dtype (kept when the sequence is empty).")
-      .def_property_readonly(
-          "onnx_dtype", [](const Seq& s) { return dtype_name(s.dtype()); }, "The element type's ONNX name.")
-      .def("__len__", &Seq::size)
-      .def("__getitem__", &get_item)
-      .def("__iter__", [](py::handle self) { return checked(seq_iter(self.ptr())); })
-      .def("__reversed__", [](py::handle self) { return checked(make_iterator(self.ptr(), true)); })
-      .def(
-          "__contains__",
-          [](const Seq& s, py::handle t) {
-            if (!is_tensor(t)) return false;
-            const Tensor& x = tensor_of(t);
-            for (const Tensor& e : s) {
-              if (e.identical_to(x) || equal(e, x)) return true;
-            }
-            return false;
-          },
-          "True if a tensor equal to t (tseq.Tensor ==) is in the sequence. O(n).")
-      .def(
-          "append", [](const Seq& s, py::handle t) { return s.push_back(joining(s, t, "Sequence.append")); },
-          py::arg("t"), "A new sequence with t added at the end. O(log n), amortised O(1) per level.")
-      .def(
-          "insert",
-          [](const Seq& s, py::handle i, py::handle t) {
-            const std::size_t p = resolve("Sequence.insert", position_of(i, "Sequence.insert"), s.size(), true);
-            return s.insert(p, joining(s, t, "Sequence.insert"));
-          },
-          py::arg("i"), py::arg("t"),
-          "A new sequence with t before position i, i in [-len, len] (len appends; negative as ONNX's "
-          "SequenceInsert: -1 is before the last). O(log n).")
-      .def(
-          "erase",
-          [](const Seq& s, py::handle i) {
-            return s.erase(resolve("Sequence.erase", position_of(i, "Sequence.erase"), s.size(), false));
-          },
-          py::arg("i") = -1,
-          "A new sequence without the tensor at i, i in [-len, len - 1] (default: the last). O(log n).")
-      .def(
-          "set",
-          [](const Seq& s, py::handle i, py::handle t) {
-            const std::size_t p = resolve("Sequence.set", position_of(i, "Sequence.set"), s.size(), false);
-            return s.set(p, joining(s, t, "Sequence.set"));
-          },
-          py::arg("i"), py::arg("t"), "A new sequence with the tensor at i replaced by t. O(log n).")
-      .def(
-          "is_same", [](const Seq& a, const Seq& b) { return a.identical_to(b); }, py::arg("other"),
-          "True if both are the same version (O(1) identity, not equality).")
-      .def(
-          "__add__",
-          [](const Seq& a, py::handle b) -> py::object {
-            if (!py::isinstance<Seq>(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-            const Seq& o = b.cast<const Seq&>();
-            if (o.dtype() != a.dtype()) {
-              throw TypeError("Sequence +: a sequence of " + dtype_name(o.dtype()) + " tensors cannot follow one of " +
-                              dtype_name(a.dtype()) + " tensors");
-            }
-            return wrap(a + o);
-          },
-          py::is_operator())
-      .def(
-          "__eq__",
-          [](const Seq& a, py::handle b) -> py::object {
-            if (!py::isinstance<Seq>(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-            const Seq& o = b.cast<const Seq&>();
-            return py::bool_(a.identical_to(o) || equal(a, o));
-          },
-          py::is_operator())
-      .def(
-          "__ne__",
-          [](const Seq& a, py::handle b) -> py::object {
-            if (!py::isinstance<Seq>(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-            const Seq& o = b.cast<const Seq&>();
-            return py::bool_(!(a.identical_to(o) || equal(a, o)));
-          },
-          py::is_operator())
-      .def("__repr__", &repr)
-      .def("__reduce__", [](py::handle self) {
-        // Payloads are copied (each tensor pickles as a numpy array).
-        const Seq& s = self.cast<const Seq&>();
-        py::list items(s.size());
-        for (std::size_t i = 0; i < s.size(); ++i) items[i] = wrap(s[i]);
-        return py::make_tuple(py::type::handle_of(self), py::make_tuple(items, dtype_name(s.dtype())));
-      });
-  cls.attr("__hash__") = py::none();
-  install_fast_paths(cls);
+  static PyMethodDef iterator_methods[] = {{"__length_hint__", &iterator_length_hint, METH_NOARGS, nullptr},
+                                           {nullptr, nullptr, 0, nullptr}};
+  static const PyType_Slot iterator_slots[] = {{Py_tp_iter, reinterpret_cast<void*>(&iterator_self)},
+                                               {Py_tp_iternext, reinterpret_cast<void*>(&iterator_next)},
+                                               {Py_tp_methods, iterator_methods},
+                                               {0, nullptr}};
+  make_boxed_type<Iteration>(m, "SequenceIterator", "tseq.SequenceIterator", iterator_slots);
 }
 
 // For ops.cpp and onnx.cpp.
 Seq sequence_argument(py::handle o, const char* what) { return as_sequence(o, what); }
-Seq sequence_of(py::handle iterable, DataType dtype, const char* what) {
+Seq sequence_from(py::handle iterable, DataType dtype, const char* what) {
   return sequence_from(iterable, py::str(dtype_name(dtype)), what);
 }
 std::int64_t int_position(py::handle i, const char* what) { return position_of(i, what); }

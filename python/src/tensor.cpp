@@ -12,8 +12,6 @@
 #include "convert.hpp"
 #include "tseq/dlpack.hpp"
 
-#include <structmember.h>  // after Python.h (convert.hpp): PyMemberDef, T_PYSSIZET
-
 namespace tseq::python {
 
 namespace {
@@ -170,7 +168,68 @@ Tensor from_buffer(py::handle obj, bool copy, std::string_view what) {
   return Tensor::adopt(t, std::move(shape), v->buf, Device::cpu(), std::move(owner));
 }
 
+// Holds a Python object (an ndarray) for an adopted payload; releases it once, with the GIL.
+class ObjectOwner {
+ public:
+  explicit ObjectOwner(PyObject* o) noexcept : o_(o) { Py_INCREF(o); }
+  ObjectOwner(ObjectOwner&& x) noexcept : o_(std::exchange(x.o_, nullptr)) {}
+  ObjectOwner(const ObjectOwner&) = delete;
+  ObjectOwner& operator=(const ObjectOwner&) = delete;
+  ObjectOwner& operator=(ObjectOwner&&) = delete;
+  ~ObjectOwner() {
+    if (o_ == nullptr) return;
+    PyObject* o = o_;
+    with_gil([o] { Py_DECREF(o); });
+  }
+
+ private:
+  PyObject* o_;
+};
+
+// A numpy array, read through numpy's own struct (no buffer-protocol round trip): the common
+// input, so its cost is one header allocation. Strided arrays and copies take the buffer path.
+Tensor from_ndarray(const py::array& a, bool copy, std::string_view what) {
+  const auto* arr = py::detail::array_proxy(a.ptr());
+  const auto* descr = py::detail::array_descriptor_proxy(arr->descr);
+  const DataType t = dtype_from_kind(descr->kind, static_cast<std::size_t>(descr->elsize));
+  if (!is_valid(t) || descr->names != nullptr) {
+    throw TypeError(std::string(what) + ": numpy dtype " + py::str(a.dtype()).cast<std::string>() +
+                    " is not an ONNX element type; tseq takes " + valid_dtypes());
+  }
+  const bool native = descr->byteorder != '>' || descr->elsize == 1;
+  const bool c_contiguous = (arr->flags & py::detail::npy_api::NPY_ARRAY_C_CONTIGUOUS_) != 0;
+  if (copy || !c_contiguous || !native) return from_buffer(a, copy, what);  // its checks and messages
+  static_assert(sizeof(Py_intptr_t) == sizeof(std::int64_t));
+  const Shape shape{std::span<const std::int64_t>(reinterpret_cast<const std::int64_t*>(arr->dimensions),
+                                                  static_cast<std::size_t>(arr->nd))};
+  return Tensor::adopt(t, shape, arr->data, Device::cpu(), ObjectOwner(a.ptr()));
+}
+
 }  // namespace
+
+DataType dtype_from_kind(char kind, std::size_t size) noexcept {
+  auto by_size = [&](DataType s1, DataType s2, DataType s4, DataType s8) {
+    return size == 1 ? s1 : size == 2 ? s2 : size == 4 ? s4 : size == 8 ? s8 : DataType{};
+  };
+  switch (kind) {
+    case 'f':
+      return by_size(DataType{}, DataType::Float16, DataType::Float, DataType::Double);
+    case 'i':
+      return by_size(DataType::Int8, DataType::Int16, DataType::Int32, DataType::Int64);
+    case 'u':
+      return by_size(DataType::Uint8, DataType::Uint16, DataType::Uint32, DataType::Uint64);
+    case 'b':
+      return size == 1 ? DataType::Bool : DataType{};
+    case 'c':
+      return size == 8 ? DataType::Complex64 : size == 16 ? DataType::Complex128 : DataType{};
+    case 'O':
+    case 'U':
+    case 'S':
+      return DataType::String;
+    default:
+      return DataType{};
+  }
+}
 
 Tensor from_capsule(py::handle capsule, std::string_view what) {
   PyObject* cap = capsule.ptr();
@@ -208,7 +267,7 @@ Tensor to_tensor(py::handle obj, bool copy, std::string_view what) {
     const auto a = py::reinterpret_borrow<py::array>(obj);
     const char kind = a.dtype().kind();
     if (kind == 'U' || kind == 'S' || kind == 'O') return strings_from_array(a, what);
-    (void)dtype_from_python(a.dtype(), what);  // TypeError for datetimes, records, long double
+    return from_ndarray(a, copy, what);
   }
   if (PyObject_CheckBuffer(obj.ptr()) != 0) return from_buffer(obj, copy, what);
   if (py::hasattr(obj, "__dlpack__")) {
@@ -265,28 +324,7 @@ DataType dtype_from_python(py::handle obj, std::string_view what) {
     throw TypeError(std::string(what) + ": " + py::repr(obj).cast<std::string>() +
                     " is not an element type; give an ONNX name or a numpy dtype of " + valid_dtypes());
   }
-  const char kind = d.kind();
-  const auto size = d.itemsize();
-  const DataType t = kind == 'f'                                   ? (size == 2   ? DataType::Float16
-                                                                      : size == 4 ? DataType::Float
-                                                                      : size == 8 ? DataType::Double
-                                                                                  : DataType{})
-                     : kind == 'i'                                 ? (size == 1   ? DataType::Int8
-                                                                      : size == 2 ? DataType::Int16
-                                                                      : size == 4 ? DataType::Int32
-                                                                      : size == 8 ? DataType::Int64
-                                                                                  : DataType{})
-                     : kind == 'u'                                 ? (size == 1   ? DataType::Uint8
-                                                                      : size == 2 ? DataType::Uint16
-                                                                      : size == 4 ? DataType::Uint32
-                                                                      : size == 8 ? DataType::Uint64
-                                                                                  : DataType{})
-                     : kind == 'b'                                 ? DataType::Bool
-                     : kind == 'c'                                 ? (size == 8    ? DataType::Complex64
-                                                                      : size == 16 ? DataType::Complex128
-                                                                                   : DataType{})
-                     : (kind == 'O' || kind == 'U' || kind == 'S') ? DataType::String
-                                                                   : DataType{};
+  const DataType t = d.has_fields() ? DataType{} : dtype_from_kind(d.kind(), static_cast<std::size_t>(d.itemsize()));
   if (!is_valid(t)) {
     throw TypeError(std::string(what) + ": numpy dtype " + py::str(d).cast<std::string>() +
                     " is not an ONNX element type; tseq takes " + valid_dtypes());
@@ -459,15 +497,6 @@ py::object tolist(const Tensor& t, py::handle self) { return numpy_view(t, self)
 
 }  // namespace
 
-PyTypeObject* tensor_type = nullptr;
-
-PyObject* new_tensor_object(Tensor t) noexcept {
-  PyObject* o = tensor_type->tp_alloc(tensor_type, 0);  // zeroed: weakrefs = nullptr
-  if (o == nullptr) return nullptr;
-  new (reinterpret_cast<TensorObject*>(o)->storage) Tensor(std::move(t));
-  return o;
-}
-
 py::object to_numpy(const Tensor& t) { return numpy_view(t, wrap(t)); }
 
 py::object wrap(Tensor t) { return py::cast(std::move(t)); }
@@ -482,20 +511,11 @@ PyObject* tensor_new(PyTypeObject* /*type*/, PyObject* args, PyObject* kwargs) {
     return nullptr;
   }
   try {
-    return new_tensor_object(to_tensor(obj, copy != 0, "tseq.Tensor"));
+    return box(to_tensor(obj, copy != 0, "tseq.Tensor"));
   } catch (...) {
     set_python_error();
     return nullptr;
   }
-}
-
-void tensor_dealloc(PyObject* self) {
-  auto* o = reinterpret_cast<TensorObject*>(self);
-  PyTypeObject* type = Py_TYPE(self);
-  if (o->weakrefs != nullptr) PyObject_ClearWeakRefs(self);
-  std::launder(reinterpret_cast<Tensor*>(o->storage))->~Tensor();  // may release the source (GIL held)
-  type->tp_free(self);
-  Py_DECREF(type);
 }
 
 PyObject* tensor_repr(PyObject* self) {
@@ -558,25 +578,15 @@ void property(py::handle type, const char* name, F&& f, const char* doc) {
 }  // namespace
 
 void bind_tensor(py::module_& m) {
-  static PyMemberDef members[] = {
-      {"__weaklistoffset__", T_PYSSIZET, static_cast<Py_ssize_t>(offsetof(TensorObject, weakrefs)), READONLY, nullptr},
-      {nullptr, 0, 0, 0, nullptr}};
-  static PyType_Slot slots[] = {{Py_tp_new, reinterpret_cast<void*>(&tensor_new)},
-                                {Py_tp_dealloc, reinterpret_cast<void*>(&tensor_dealloc)},
-                                {Py_tp_repr, reinterpret_cast<void*>(&tensor_repr)},
-                                {Py_tp_richcompare, reinterpret_cast<void*>(&tensor_richcompare)},
-                                {Py_tp_hash, reinterpret_cast<void*>(&PyObject_HashNotImplemented)},
-                                {Py_bf_getbuffer, reinterpret_cast<void*>(&tensor_getbuffer)},
-                                {Py_bf_releasebuffer, reinterpret_cast<void*>(&tensor_releasebuffer)},
-                                {Py_tp_members, members},
-                                {Py_tp_doc, const_cast<char*>(tensor_doc)},
-                                {0, nullptr}};
-  static PyType_Spec spec = {"tseq.Tensor", static_cast<int>(sizeof(TensorObject)), 0, Py_TPFLAGS_DEFAULT, slots};
-  PyObject* type = PyType_FromSpec(&spec);
-  if (type == nullptr) throw py::error_already_set();
-  tensor_type = reinterpret_cast<PyTypeObject*>(type);
-  m.attr("Tensor") = py::reinterpret_steal<py::object>(type);
-  const py::handle t(type);
+  static const PyType_Slot slots[] = {{Py_tp_new, reinterpret_cast<void*>(&tensor_new)},
+                                      {Py_tp_repr, reinterpret_cast<void*>(&tensor_repr)},
+                                      {Py_tp_richcompare, reinterpret_cast<void*>(&tensor_richcompare)},
+                                      {Py_bf_getbuffer, reinterpret_cast<void*>(&tensor_getbuffer)},
+                                      {Py_bf_releasebuffer, reinterpret_cast<void*>(&tensor_releasebuffer)},
+                                      {Py_tp_doc, const_cast<char*>(tensor_doc)},
+                                      {0, nullptr}};
+  make_boxed_type<Tensor>(m, "Tensor", "tseq.Tensor", slots);
+  const py::handle t(reinterpret_cast<PyObject*>(boxed_type<Tensor>::type));
 
   property(
       t, "shape",
