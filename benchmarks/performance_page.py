@@ -3,6 +3,12 @@
 figure on that page comes from one named run. Also copies the plots to docs/images/.
 
 usage: benchmarks/performance_page.py [build/bench]
+       benchmarks/performance_page.py --python [build/bench/python]
+
+The page ends with its Python section ("## Python"): hand-written text, then the marker line
+PYTHON_MARK and report.py's Python tables. A C++ run keeps that section as it is (or takes the
+tables from its own summary when the run had the Python benchmark); --python replaces only the
+tables after the marker, from a `scripts/bench --python` run, and copies python.png.
 """
 import re
 import shutil
@@ -318,17 +324,57 @@ is how a change is measured.
 """
 
 
+PYTHON_MARK = "<!-- The tables below: benchmarks/performance_page.py from the named run. -->"
+PAGE = Path(__file__).resolve().parent.parent / "docs" / "performance.md"
+
+
+def python_tables(summary):
+    """report.py's Python section of a summary.md, without its heading, or None."""
+    if "\n## Python:" not in summary:
+        return None
+    return summary.split("\n## Python:", 1)[1].split("\n", 1)[1].strip()
+
+
+def python_section(tables):
+    """The page's Python section, with `tables` after the marker (None: as the page has it)."""
+    old = PAGE.read_text() if PAGE.exists() else ""
+    if "\n## Python" not in old:
+        return ""
+    section = "\n## Python" + old.split("\n## Python", 1)[1]
+    if tables is None:
+        return section.rstrip() + "\n"
+    return section.split(PYTHON_MARK)[0].rstrip() + "\n\n" + PYTHON_MARK + "\n\n" + tables + "\n"
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--python":
+        bench = Path(sys.argv[2] if len(sys.argv) > 2 else "build/bench/python")
+        tables = python_tables((bench / "summary.md").read_text())
+        if tables is None:
+            print(f"{bench}/summary.md has no Python section", file=sys.stderr)
+            return 1
+        page = PAGE.read_text()
+        if "\n## Python" not in page:
+            print("docs/performance.md has no '## Python' section to fill", file=sys.stderr)
+            return 1
+        PAGE.write_text(page.split("\n## Python", 1)[0].rstrip() + "\n" + python_section(tables))
+        if (bench / "python.png").exists():
+            shutil.copy(bench / "python.png", PAGE.parent / "images" / "python.png")
+        print("docs/performance.md: Python tables from", bench / "summary.md")
+        return 0
     bench = Path(sys.argv[1] if len(sys.argv) > 1 else "build/bench")
     summary = (bench / "summary.md").read_text()
     date = re.search(r"Run: (\S+)", summary).group(1)
     machine = re.search(r"Run: \S+ on \S+ \((.*), (\S+) CPUs at (\S+) MHz\)", summary)
     cpu, cpus, mhz = machine.groups() if machine else ("processor not recorded", "?", "?")
     targets = summary[summary.index("## Targets") + len("## Targets"):summary.index("## Tables")].strip()
-    tables = summary[summary.index("## Tables (time per operation)") + len("## Tables (time per operation)"):].strip()
+    tables = summary[summary.index("## Tables (time per operation)") + len("## Tables (time per operation)"):]
+    tables = tables.split("\n## Python:")[0].strip()  # report.py's Python section: not on this page
     root = Path(__file__).resolve().parent.parent
-    (root / "docs" / "performance.md").write_text(TEMPLATE.format(date=date, cpu=cpu, cpus=cpus, mhz=mhz, targets=targets, tables=tables))
-    for png in ("erase.png", "executor.png"):
+    page = TEMPLATE.format(date=date, cpu=cpu, cpus=cpus, mhz=mhz, targets=targets, tables=tables)
+    page = page.rstrip() + "\n" + python_section(python_tables(summary))
+    (root / "docs" / "performance.md").write_text(page)
+    for png in ("erase.png", "executor.png", "python.png"):
         if (bench / png).exists():
             shutil.copy(bench / png, root / "docs" / "images" / png)
     print("docs/performance.md written from the run of", date)

@@ -4,6 +4,8 @@
 usage: report.py OUTDIR RESULTS.json [MORE.json ...]
 Writes OUTDIR/summary.md (the tables), OUTDIR/erase.png and OUTDIR/executor.png (via gnuplot,
 if present). Extra files (tseq_bench_executor's, run_ort.js's) are merged into the same tables.
+The Python benchmark's file (benchmarks/python/bench_sequence.py; its ops start with Py) gets
+a section of its own at the end of summary.md and OUTDIR/python.png; given alone, only that.
 """
 import json
 import math
@@ -13,7 +15,13 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-IMPLS = ["tseq", "tseq_move", "naive", "deep", "std_vector", "tseq_iter", "ort"]
+sys.path.insert(0, str(Path(__file__).resolve().parent / "python"))
+import bench_targets  # noqa: E402  (the Python benchmark's targets)
+
+# tseq_np, list and pvector: the Python benchmark's (tseq's package given numpy arrays, a list,
+# pyrsistent's PVector).
+IMPLS = ["tseq", "tseq_move", "naive", "deep", "std_vector", "tseq_iter", "ort", "tseq_np", "list", "pvector"]
+PY_OPS = ["PyErase", "PyInsert", "PySlice", "PyConcat", "PyIndex", "PyConstruct"]
 
 
 def load(path, rows=None):
@@ -65,7 +73,8 @@ def tables(rows):
     for (op, where, impl, payload, n), b in rows.items():
         groups[(op, where, payload)].setdefault(n, {})[impl] = ns(b)
     out = []
-    for (op, where, payload) in sorted(groups):
+    # The C++ groups by name; the Python ones (a run of their own) in PY_OPS order.
+    for (op, where, payload) in sorted(groups, key=lambda g: (PY_OPS.index(g[0]) if g[0] in PY_OPS else -1, g)):
         by_n = groups[(op, where, payload)]
         impls = [i for i in IMPLS if any(i in v for v in by_n.values())]
         elems = "int elements" if payload == 0 else f"payload {payload} floats"
@@ -82,6 +91,9 @@ def tables(rows):
             ratios.append(("tseq/std_vector", "tseq", "std_vector"))
         if "ort" in impls and "tseq" in impls:
             ratios.append(("ort/tseq", "ort", "tseq"))
+        for other in ("list", "pvector", "tseq_np"):
+            if other in impls and "tseq" in impls:
+                ratios.append((f"{other}/tseq", other, "tseq"))
         head += [r[0] for r in ratios]
         lines = [f"### {title}", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for n in sorted(by_n):
@@ -91,6 +103,31 @@ def tables(rows):
             lines.append("| " + " | ".join(cells) + " |")
         out.append("\n".join(lines))
     return "\n\n".join(out)
+
+
+def is_python(key):
+    return key[0].startswith("Py")
+
+
+def python_section(rows, context):
+    """summary.md's section on the Python benchmark: how it ran, its targets, its tables."""
+    def get(op, where, impl, n):
+        b = rows.get((op, where, impl, context.get("payload_floats", 16), n))
+        return ns(b) if b else None
+
+    how = (f"Python {context.get('python_version', '?')}, numpy {context.get('numpy_version', '?')}, "
+           f"pyrsistent {context.get('pyrsistent_version', '?')} (PVector from {context.get('pvector_impl', '?')}), "
+           f"tseq {context.get('tseq_version', '?')} from {context.get('tseq_module', '?')}; run "
+           f"{context.get('date', '?')}. Elements: distinct float32 numpy arrays of "
+           f"{context.get('payload_floats', '?')} floats. Each figure: the median per call of "
+           f"{context.get('rounds', '?')} interleaved rounds ({context.get('min_time_s', '?')} s per "
+           f"implementation in all), the loop included "
+           f"({context.get('loop_overhead_ns', 0):.0f} ns per iteration, "
+           f"{context.get('index_loop_overhead_ns', 0):.0f} ns in PyIndex's). PVector has no insert: "
+           f"`{context.get('pvector_insert', '?')}`. tseq_np: tseq given the numpy array itself "
+           f"(insert) or a list of numpy arrays (construct) instead of tseq.Tensor objects.")
+    return (f"## Python: tseq against list and pyrsistent's PVector\n\n{how}\n\n"
+            + "\n".join(bench_targets.check(get)) + "\n\n" + tables(rows))
 
 
 def targets(rows):
@@ -358,6 +395,54 @@ plot '{dat}' using 1:2 with linespoints lw 2 pt 7 title 'tseq executor', \\
     return png
 
 
+def plot_python(rows, outdir):
+    """OUTDIR/python.png: one log-log panel per Python operation, tseq against list and PVector."""
+    gnuplot = shutil.which("gnuplot")
+    ops = [op for op in PY_OPS if any(k[0] == op for k in rows)]
+    if not gnuplot or not ops:
+        return None
+    titles = {"PyErase": "erase(n/2)", "PyInsert": "insert(n/2, t)", "PySlice": "slice [:n/2]",
+              "PyConcat": "concatenation of the two halves", "PyIndex": "index s[j], random j",
+              "PyConstruct": "construct from n arrays (tseq: tseq.Tensor list)"}
+    impls = [("tseq", "tseq", "#1f77b4"), ("list", "list (functional: copies)", "#d62728"),
+             ("pvector", "pyrsistent PVector", "#2ca02c")]
+    payload = next(k[3] for k in rows if is_python(k))
+    dat = outdir / "python.dat"
+    with dat.open("w") as f:
+        for op in ops:  # one gnuplot data block (index) per operation
+            where = next(k[1] for k in rows if k[0] == op)
+            f.write(f"# {op}/{where}: n " + " ".join(i for i, _, _ in impls) + "\n")
+            for n in sorted({k[4] for k in rows if k[0] == op}):
+                vals = []
+                for impl, _, _ in impls:
+                    b = rows.get((op, where, impl, payload, n))
+                    vals.append(f"{ns(b):.3f}" if b else "NaN")
+                f.write(f"{n} " + " ".join(vals) + "\n")
+            f.write("\n\n")
+    png = outdir / "python.png"
+    cols = min(3, len(ops))
+    lines = []
+    for k, op in enumerate(ops):
+        lines.append(f"set title '{escape(titles[op])}'")
+        lines.append("set key top left box opaque" if k == 0 else "unset key")
+        lines.append("plot " + ", ".join(
+            f"'{dat}' index {k} using 1:{j + 2} with linespoints lw 2 pt 7 lc rgb '{color}' title '{escape(label)}'"
+            for j, (_, label, color) in enumerate(impls)))
+    script = f"""
+set terminal pngcairo size {500 * cols},{450 * math.ceil(len(ops) / cols)} font 'sans,10'
+set output '{png}'
+set logscale xy
+set format x '10^{{%L}}'
+set format y '10^{{%L}}'
+set xlabel 'sequence length n'
+set ylabel 'time per call (ns)'
+set grid
+set multiplot layout {math.ceil(len(ops) / cols)},{cols} title 'tseq from Python against list and PVector ({payload}-float float32 arrays)'
+""" + "\n".join(lines) + "\nunset multiplot\n"
+    subprocess.run([gnuplot], input=script, text=True, check=True)
+    return png
+
+
 def cpu_model():
     """The processor this report runs on (the run's machine: scripts/bench reports right after it)."""
     try:
@@ -374,18 +459,28 @@ def main():
         print(__doc__)
         return 2
     outdir = Path(sys.argv[1])
-    context, rows = load(sys.argv[2])
+    context, all_rows = load(sys.argv[2])
+    py_context = context
     for extra in sys.argv[3:]:
-        load(extra, rows)
+        ctx, _ = load(extra, all_rows)
+        if "python_version" in ctx:
+            py_context = ctx
+    rows = {k: b for k, b in all_rows.items() if not is_python(k)}
+    py_rows = {k: b for k, b in all_rows.items() if is_python(k)}
     outdir.mkdir(parents=True, exist_ok=True)
     host = context.get("host_name", "?")
     cpus = context.get("num_cpus", "?")
     mhz = context.get("mhz_per_cpu", "?")
     header = f"Run: {context.get('date', '?')} on {host} ({cpu_model()}, {cpus} CPUs at {mhz} MHz)"
-    summary = f"{header}\n\n## Targets\n\n{targets(rows)}\n\n## Tables (time per operation)\n\n{tables(rows)}\n"
+    summary = f"{header}\n"
+    if rows or not py_rows:
+        summary += f"\n## Targets\n\n{targets(rows)}\n\n## Tables (time per operation)\n\n{tables(rows)}\n"
+    if py_rows:
+        summary += f"\n{python_section(py_rows, py_context)}\n"
     (outdir / "summary.md").write_text(summary)
     print(summary)
-    for png in (plot(rows, outdir), plot_executor(rows, outdir)):
+    pngs = (plot(rows, outdir), plot_executor(rows, outdir)) if rows else ()
+    for png in pngs + (plot_python(py_rows, outdir),):
         if png:
             print(f"plot: {png}")
     return 0
