@@ -17,6 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "python"))
 import bench_targets  # noqa: E402  (the Python benchmark's targets)
+from bench_targets import fmt_ratio, fmt_time  # noqa: E402  (one formatting for both reports)
 
 # tseq_np, list and pvector: the Python benchmark's (tseq's package given numpy arrays, a list,
 # pyrsistent's PVector).
@@ -49,23 +50,6 @@ def ns(b):
     t = b["real_time"]
     unit = b.get("time_unit", "ns")
     return t * {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[unit]
-
-
-def fmt_time(v):
-    if v is None:
-        return "-"
-    if v >= 1e6:
-        return f"{v / 1e6:.2f} ms"
-    if v >= 1e3:
-        return f"{v / 1e3:.2f} us"
-    return f"{v:.0f} ns"
-
-
-def fmt_ratio(a, b):
-    if a is None or b is None or b == 0:
-        return "-"
-    r = a / b
-    return f"{r:,.0f}x" if r >= 100 else f"{r:.2f}x"
 
 
 def tables(rows):

@@ -108,6 +108,8 @@ void make_boxed_type(py::module_& m, const char* name, const char* qualified, co
 // Sets the Python error for the exception being handled (tseq's classes, pybind11's, the
 // standard ones); for raw CPython slots, which must not let a C++ exception out.
 void set_python_error() noexcept;
+// The same for tseq's exceptions only: false (and no error set) for any other.
+bool set_tseq_error() noexcept;
 
 // numpy's dtype for t (numpy.dtype(object) for strings).
 py::dtype numpy_dtype(DataType t);

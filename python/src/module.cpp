@@ -47,29 +47,15 @@ void bind_errors(py::module_& m) {
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
-    } catch (const onnx::RunStopped& e) {
-      PyErr_SetString(run_stopped_class, e.what());
-    } catch (const IndexError& e) {
-      PyErr_SetString(index_error_class, e.what());
-    } catch (const TypeError& e) {
-      PyErr_SetString(type_error_class, e.what());
-    } catch (const ShapeError& e) {
-      PyErr_SetString(shape_error_class, e.what());
-    } catch (const DeviceError& e) {
-      PyErr_SetString(device_error_class, e.what());
-    } catch (const Error& e) {
-      PyErr_SetString(error_class, e.what());
+    } catch (...) {
+      if (!set_tseq_error()) throw;  // not tseq's: pybind11's own translators
     }
   });
 }
 
-void set_python_error() noexcept {
+bool set_tseq_error() noexcept {
   try {
     throw;
-  } catch (py::error_already_set& e) {
-    e.restore();
-  } catch (const py::builtin_exception& e) {
-    e.set_error();
   } catch (const onnx::RunStopped& e) {
     PyErr_SetString(run_stopped_class, e.what());
   } catch (const IndexError& e) {
@@ -82,12 +68,30 @@ void set_python_error() noexcept {
     PyErr_SetString(device_error_class, e.what());
   } catch (const Error& e) {
     PyErr_SetString(error_class, e.what());
-  } catch (const std::bad_alloc&) {
-    PyErr_SetString(PyExc_MemoryError, "out of memory (std::bad_alloc)");
-  } catch (const std::exception& e) {
-    PyErr_SetString(PyExc_RuntimeError, e.what());
   } catch (...) {
-    PyErr_SetString(PyExc_RuntimeError, "an unknown C++ exception");
+    return false;
+  }
+  return true;
+}
+
+void set_python_error() noexcept {
+  try {
+    throw;
+  } catch (py::error_already_set& e) {
+    e.restore();
+  } catch (const py::builtin_exception& e) {
+    e.set_error();
+  } catch (...) {
+    if (set_tseq_error()) return;
+    try {
+      throw;
+    } catch (const std::bad_alloc&) {
+      PyErr_SetString(PyExc_MemoryError, "out of memory (std::bad_alloc)");
+    } catch (const std::exception& e) {
+      PyErr_SetString(PyExc_RuntimeError, e.what());
+    } catch (...) {
+      PyErr_SetString(PyExc_RuntimeError, "an unknown C++ exception");
+    }
   }
 }
 
