@@ -29,11 +29,21 @@ namespace py = pybind11;
 // Runs f() with the GIL held, unless the interpreter is gone or finalising (then not at all).
 template <class F>
 void with_gil(F&& f) noexcept {
+#if PY_VERSION_HEX >= 0x030D0000
+  if (Py_IsInitialized() == 0 || Py_IsFinalizing() != 0) return;
+#else
   if (Py_IsInitialized() == 0 || _Py_IsFinalizing() != 0) return;
+#endif
   const PyGILState_STATE state = PyGILState_Ensure();
   f();
   PyGILState_Release(state);
 }
+
+// Runs release(arg) (the GIL held) without nesting: a release that happens inside another one
+// on this thread (an adopted array whose base is a tseq.Tensor whose source is an array ...,
+// one level per round trip through numpy) is queued and run by the outermost, so that freeing
+// a chain of any length takes constant stack. Used by every owner of a Python object.
+void release_flat(void (*release)(void*), void* arg) noexcept;
 
 // tseq.Tensor and tseq.Sequence are plain CPython types, not pybind11 classes: the C++ value
 // lives in the object itself, so that making one (s[i], iteration, every update's result) is

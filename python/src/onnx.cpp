@@ -32,8 +32,11 @@ struct Options {
   void set_time_limit(double seconds) {
     if (!(seconds >= 0)) throw Error("SessionOptions.time_limit: " + std::to_string(seconds) + " is not >= 0");
     // Longer than about 292 years is no limit (the nanosecond count would not fit).
+    // Any positive limit is at least 1 ns (0 would mean none).
     o.time_limit = seconds >= 9.2e9 ? std::chrono::nanoseconds(0)
-                                    : std::chrono::nanoseconds(static_cast<std::int64_t>(seconds * 1e9));
+                   : seconds > 0
+                       ? std::chrono::nanoseconds(std::max<std::int64_t>(1, static_cast<std::int64_t>(seconds * 1e9)))
+                       : std::chrono::nanoseconds(0);
   }
 };
 
@@ -72,9 +75,12 @@ Value feed_value(py::handle obj, const onnx::ValueInfo& input) {
   return onnx::OptionalValue{std::make_shared<const Value>(from_python(obj, t.optional_of, t.dtype, what)), t};
 }
 
+// The main thread's ident, kept as a number: a Python object in a C++ static would be
+// destroyed after the interpreter (a crash at exit).
 bool on_main_thread() {
-  static const py::object threading = py::module_::import("threading");
-  return threading.attr("main_thread")().attr("ident").cast<unsigned long>() == PyThread_get_thread_ident();
+  static const unsigned long main_ident =
+      py::module_::import("threading").attr("main_thread")().attr("ident").cast<unsigned long>();
+  return main_ident == PyThread_get_thread_ident();
 }
 
 class PySession {
@@ -90,10 +96,15 @@ class PySession {
   [[nodiscard]] py::list outputs() const { return describe(model_.outputs()); }
   [[nodiscard]] int opset() const { return model_.opset(); }
   [[nodiscard]] py::dict stats() const {
+    onnx::RunStats st;
+    {
+      const std::lock_guard<std::mutex> lock(stats_mutex_);  // held briefly, never around a run
+      st = stats_;
+    }
     py::dict d;
-    d["nodes"] = stats_.nodes;
-    d["moved_inputs"] = stats_.moved_inputs;
-    d["shared_inputs"] = stats_.shared_inputs;
+    d["nodes"] = st.nodes;
+    d["moved_inputs"] = st.moved_inputs;
+    d["shared_inputs"] = st.shared_inputs;
     return d;
   }
 
@@ -137,12 +148,15 @@ class PySession {
   static onnx::Model load(py::handle model) {
     if (PyBytes_Check(model.ptr()) != 0 || PyByteArray_Check(model.ptr()) != 0 ||
         PyMemoryView_Check(model.ptr()) != 0) {
-      const std::string bytes = py::bytes(py::reinterpret_borrow<py::object>(model));
+      const auto b = py::reinterpret_steal<py::bytes>(PyBytes_FromObject(model.ptr()));
+      if (!b) throw py::error_already_set();
+      const std::string bytes = b;
       py::gil_scoped_release unlocked;
       return onnx::Model::parse(std::as_bytes(std::span<const char>(bytes.data(), bytes.size())), "model bytes");
     }
     const py::object fspath = py::module_::import("os").attr("fspath");
     const auto path = fspath(model).cast<std::string>();
+    if (path.find('\0') != std::string::npos) throw py::value_error("Session: the model path holds a NUL byte");
     py::gil_scoped_release unlocked;
     return onnx::Model::load(std::filesystem::path(path));
   }
@@ -153,14 +167,36 @@ class PySession {
     return r;
   }
 
+  void publish_stats() {
+    const std::lock_guard<std::mutex> lock(stats_mutex_);
+    stats_ = session_->stats();
+  }
+
+  // Marks the thread running this Session while it runs (for the re-entry check).
+  struct Running {
+    std::atomic<std::thread::id>& on;
+    explicit Running(std::atomic<std::thread::id>& o) : on(o) { on.store(std::this_thread::get_id()); }
+    Running(const Running&) = delete;
+    Running& operator=(const Running&) = delete;
+    ~Running() { on.store(std::thread::id()); }
+  };
+
   // Runs without the GIL, one run at a time (a C++ Session is not for concurrent use).
   std::vector<Value> run_unlocked(std::vector<std::pair<std::string, Value>> args) {
+    // A signal handler (run while this thread waits for its run) calling run again would wait
+    // for the lock this thread holds: refused instead.
+    if (running_on_.load() == std::this_thread::get_id()) {
+      throw Error(model_.name() +
+                  ": Session.run called again on the thread already running this Session (from a "
+                  "signal handler?); use another Session");
+    }
     if (!on_main_thread()) {
       py::gil_scoped_release unlocked;
       const std::lock_guard<std::mutex> lock(mutex_);
+      const Running running(running_on_);
       cancel_->store(false);
       auto out = session_->run(std::move(args));
-      stats_ = session_->stats();
+      publish_stats();
       return out;
     }
     // The main thread: signals are handled here only, between waits of 20 ms.
@@ -175,6 +211,7 @@ class PySession {
     {
       py::gil_scoped_release unlocked;
       const std::lock_guard<std::mutex> lock(mutex_);
+      const Running running(running_on_);
       cancel_->store(false);
       std::thread worker([&] {
         try {
@@ -201,7 +238,7 @@ class PySession {
       }
       wait.unlock();
       worker.join();
-      stats_ = session_->stats();
+      publish_stats();
       if (type != nullptr) {
         out.clear();  // the run stopped (or finished) after the signal: its values are dropped
         failure = nullptr;
@@ -218,8 +255,10 @@ class PySession {
   std::unique_ptr<std::atomic<bool>> cancel_;  // SessionOptions::cancel points here
   onnx::Model model_;
   std::unique_ptr<onnx::Session> session_;
-  onnx::RunStats stats_;
-  std::mutex mutex_;
+  onnx::RunStats stats_;  // the last run's, under stats_mutex_
+  mutable std::mutex stats_mutex_;
+  std::mutex mutex_;  // one run at a time
+  std::atomic<std::thread::id> running_on_{};
 };
 
 }  // namespace

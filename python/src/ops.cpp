@@ -29,7 +29,11 @@ Position position_of(py::handle p, const char* what) {
 Tensor int64_operand(py::handle o, const char* what) {
   if ((PyLong_Check(o.ptr()) != 0 && PyBool_Check(o.ptr()) == 0) || PyList_Check(o.ptr()) != 0 ||
       PyTuple_Check(o.ptr()) != 0) {
-    const py::object a = py::module_::import("numpy").attr("asarray")(o, py::arg("dtype") = "int64");
+    const py::object a = py::module_::import("numpy").attr("asarray")(o);
+    const char kind = py::reinterpret_borrow<py::array>(a).dtype().kind();
+    if (kind != 'i' && kind != 'u') {
+      throw TypeError(std::string(what) + ": " + py::repr(o).cast<std::string>() + " is not a list of ints");
+    }
     return to_tensor(a, false, what);
   }
   return to_tensor(o, false, what);
@@ -39,7 +43,10 @@ Tensor int64_operand(py::handle o, const char* what) {
 
 void bind_ops(py::module_& m) {
   m.def(
-      "sequence_empty", [](py::handle dtype) { return ops::sequence_empty(dtype_from_python(dtype, "SequenceEmpty")); },
+      "sequence_empty",
+      [](py::handle dtype) {
+        return ops::sequence_empty(dtype.is_none() ? DataType::Float : dtype_from_python(dtype, "SequenceEmpty"));
+      },
       py::arg("dtype") = "float", "SequenceEmpty: an empty sequence of dtype (default float32). O(1).");
   m.def(
       "sequence_construct",

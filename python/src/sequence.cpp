@@ -24,8 +24,10 @@ std::int64_t position_of(py::handle i, const char* what) {
   const py::object n = py::reinterpret_steal<py::object>(PyNumber_Index(i.ptr()));
   if (!n) throw py::error_already_set();
   const long long v = PyLong_AsLongLongAndOverflow(n.ptr(), &overflow);
-  if (overflow != 0) {
-    throw IndexError(std::string(what) + ": position " + py::str(n).cast<std::string>() + " does not fit in 64 bits");
+  if (overflow != 0) {  // (not printed: a huge int may be too long for str())
+    throw IndexError(
+        std::string(what) + ": the position does not fit in 64 bits (" +
+        (PyObject_RichCompareBool(n.ptr(), py::int_(0).ptr(), Py_LT) == 1 ? "below -2^63" : "2^63 or more") + ")");
   }
   if (v == -1 && PyErr_Occurred() != nullptr) throw py::error_already_set();
   return v;
@@ -168,7 +170,10 @@ PyObject* seq_subscript(PyObject* self, PyObject* key) {
 PyObject* seq_item(PyObject* self, Py_ssize_t i) {  // PySequence_GetItem (negatives adjusted)
   const Seq& s = sequence_of(self);
   if (i >= 0 && static_cast<std::size_t>(i) < s.size()) return box(s[static_cast<std::size_t>(i)]);
-  return guarded([&] { return get_item(s, py::int_(i)).release().ptr(); });
+  return guarded([&]() -> PyObject* {  // i is already relative to the front: not resolved again
+    throw IndexError("Sequence[]: position " + std::to_string(i) + " (from the front) is out of range [0, " +
+                     std::to_string(s.size()) + ") for a sequence of " + std::to_string(s.size()) + " tensors");
+  });
 }
 
 int seq_contains(PyObject* self, PyObject* t) {

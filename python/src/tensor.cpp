@@ -27,7 +27,13 @@ class BufferOwner {
   ~BufferOwner() {
     if (view_ == nullptr) return;
     Py_buffer* v = view_;
-    with_gil([v] { PyBuffer_Release(v); });
+    with_gil([v] {
+      // The exporter's own release now; the last reference to it, maybe a deep chain, flat.
+      PyObject* exporter = v->obj;
+      Py_XINCREF(exporter);
+      PyBuffer_Release(v);
+      if (exporter != nullptr) release_flat([](void* o) { Py_DECREF(static_cast<PyObject*>(o)); }, exporter);
+    });
     delete v;  // after finalisation began the exporter is left alone, the struct is ours
   }
 
@@ -47,7 +53,11 @@ void delete_shim(DLManagedTensor* m) noexcept {
   auto* shim = reinterpret_cast<GilShim*>(m);
   DLManagedTensor* o = shim->original;
   delete shim;
-  if (o->deleter != nullptr) with_gil([o] { o->deleter(o); });
+  if (o->deleter != nullptr) {
+    with_gil([o] {
+      release_flat([](void* m) { static_cast<DLManagedTensor*>(m)->deleter(static_cast<DLManagedTensor*>(m)); }, o);
+    });
+  }
 }
 
 // The deleter tseq::to_dlpack gives its exports: those need no GIL, and tseq::from_dlpack gives
@@ -110,8 +120,13 @@ DataType dtype_from_format(const char* format, Py_ssize_t itemsize, std::string_
 Tensor strings_from_array(const py::array& a, std::string_view what) {
   std::vector<std::int64_t> dims(a.shape(), a.shape() + a.ndim());
   TensorBuffer b(DataType::String, Shape(std::span<const std::int64_t>(dims)));
-  const py::list items = a.attr("ravel")("C").attr("tolist")();
+  // ndarray's own methods, not a subclass's (whose tolist could return anything).
+  const py::object ndarray = py::module_::import("numpy").attr("ndarray");
+  const py::object items = ndarray.attr("tolist")(ndarray.attr("ravel")(a, "C"));
   auto out = b.values<std::string>();
+  if (!PyList_CheckExact(items.ptr()) || static_cast<std::size_t>(PyList_GET_SIZE(items.ptr())) != out.size()) {
+    throw TypeError(std::string(what) + ": the array's elements could not be listed");
+  }
   for (std::size_t i = 0; i < out.size(); ++i) {
     PyObject* item = PyList_GET_ITEM(items.ptr(), static_cast<Py_ssize_t>(i));
     Py_ssize_t n = 0;
@@ -143,6 +158,32 @@ Tensor deep_copy(const Tensor& t) {
   return std::move(b).freeze();
 }
 
+// A torch.Tensor of dtype torch.bool (checked by name: torch need not be imported).
+bool is_torch_bool(py::handle obj) {
+  if (py::str(py::type::handle_of(obj).attr("__module__")).cast<std::string>().rfind("torch", 0) != 0) return false;
+  return py::hasattr(obj, "dtype") && py::str(obj.attr("dtype")).cast<std::string>() == "torch.bool";
+}
+
+// Bool elements must be bytes 0 or 1 (anything else read as a C++ bool is undefined).
+void check_bools(const void* data, std::size_t n, std::string_view what) {
+  const auto* b = static_cast<const unsigned char*>(data);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (b[i] > 1) {
+      throw Error(std::string(what) + ": bool element " + std::to_string(i) + " holds the byte " +
+                  std::to_string(b[i]) + "; a bool must be 0 or 1 (copy=True normalises it)");
+    }
+  }
+}
+
+// Host memory must be aligned for its element type to be adopted.
+void check_aligned(const void* data, DataType t, std::string_view what) {
+  const std::size_t a = dtype_alignment(t);
+  if (reinterpret_cast<std::uintptr_t>(data) % a != 0) {
+    throw ShapeError(std::string(what) + ": the memory is not aligned for " + dtype_name(t) + " (" + std::to_string(a) +
+                     " bytes); copy=True copies it");
+  }
+}
+
 Tensor from_buffer(py::handle obj, bool copy, std::string_view what) {
   auto view = std::make_unique<Py_buffer>();
   if (PyObject_GetBuffer(obj.ptr(), view.get(), PyBUF_RECORDS_RO) != 0) throw py::error_already_set();
@@ -156,6 +197,9 @@ Tensor from_buffer(py::handle obj, bool copy, std::string_view what) {
   if (copy) {
     TensorBuffer b(t, std::move(shape));
     if (v->len > 0 && PyBuffer_ToContiguous(b.data(), v, v->len, 'C') != 0) throw py::error_already_set();
+    if (t == DataType::Bool) {
+      for (bool& x : b.values<bool>()) x = reinterpret_cast<const unsigned char&>(x) != 0;  // bytes 0/1
+    }
     return std::move(b).freeze();
   }
   if (!contiguous) {
@@ -165,6 +209,8 @@ Tensor from_buffer(py::handle obj, bool copy, std::string_view what) {
                      ", strides in bytes [" + strides +
                      "]); tseq adopts only compact row-major memory: pass copy=True, or numpy.ascontiguousarray()");
   }
+  if (v->len > 0) check_aligned(v->buf, t, what);
+  if (t == DataType::Bool) check_bools(v->buf, static_cast<std::size_t>(v->len), what);
   return Tensor::adopt(t, std::move(shape), v->buf, Device::cpu(), std::move(owner));
 }
 
@@ -179,7 +225,7 @@ class ObjectOwner {
   ~ObjectOwner() {
     if (o_ == nullptr) return;
     PyObject* o = o_;
-    with_gil([o] { Py_DECREF(o); });
+    with_gil([o] { release_flat([](void* x) { Py_DECREF(static_cast<PyObject*>(x)); }, o); });
   }
 
  private:
@@ -202,10 +248,39 @@ Tensor from_ndarray(const py::array& a, bool copy, std::string_view what) {
   static_assert(sizeof(Py_intptr_t) == sizeof(std::int64_t));
   const Shape shape{std::span<const std::int64_t>(reinterpret_cast<const std::int64_t*>(arr->dimensions),
                                                   static_cast<std::size_t>(arr->nd))};
+  const auto n = static_cast<std::size_t>(detail::num_elements(shape, what));
+  if (n > 0) check_aligned(arr->data, t, what);
+  if (t == DataType::Bool) check_bools(arr->data, n, what);
   return Tensor::adopt(t, shape, arr->data, Device::cpu(), ObjectOwner(a.ptr()));
 }
 
 }  // namespace
+
+void release_flat(void (*release)(void*), void* arg) noexcept {
+  struct Pending {
+    void (*release)(void*);
+    void* arg;
+  };
+  thread_local bool releasing = false;
+  thread_local std::vector<Pending> pending;
+  if (releasing) {
+    try {
+      pending.push_back({release, arg});
+      return;
+    } catch (...) {  // no memory for the queue: release now, nested (correct, only deeper)
+      release(arg);
+      return;
+    }
+  }
+  releasing = true;
+  release(arg);
+  while (!pending.empty()) {
+    const Pending p = pending.back();
+    pending.pop_back();
+    p.release(p.arg);  // may queue more
+  }
+  releasing = false;
+}
 
 DataType dtype_from_kind(char kind, std::size_t size) noexcept {
   auto by_size = [&](DataType s1, DataType s2, DataType s4, DataType s8) {
@@ -265,6 +340,10 @@ Tensor to_tensor(py::handle obj, bool copy, std::string_view what) {
   }
   if (py::isinstance<py::array>(obj)) {
     const auto a = py::reinterpret_borrow<py::array>(obj);
+    if (Py_TYPE(obj.ptr()) != py::detail::npy_api::get().PyArray_Type_ && py::hasattr(obj, "mask") &&
+        py::isinstance(obj, py::module_::import("numpy.ma").attr("MaskedArray"))) {  // subclasses only
+      throw TypeError(std::string(what) + ": a numpy masked array's mask would be lost; numpy.ma.filled() first");
+    }
     const char kind = a.dtype().kind();
     if (kind == 'U' || kind == 'S' || kind == 'O') return strings_from_array(a, what);
     return from_ndarray(a, copy, what);
@@ -275,19 +354,22 @@ Tensor to_tensor(py::handle obj, bool copy, std::string_view what) {
     try {
       t = from_capsule(obj.attr("__dlpack__")(), what);
     } catch (py::error_already_set& e) {
-      // The producer refused: torch 1.13 exports no bool tensor through DLPack. Its numpy()
-      // is a view of the same host memory (kept alive by the array): take that instead.
-      if (!py::hasattr(obj, "numpy")) throw;
+      // torch 1.13 exports no bool tensor through DLPack ("Bool type is not supported"); its
+      // numpy() is a view of the same host memory (kept alive by the array): take that. Only
+      // for that case: any other refusal is the producer's word.
+      if (!e.matches(PyExc_RuntimeError) || !is_torch_bool(obj)) throw;
       py::object view;
       try {
         view = obj.attr("numpy")();
       } catch (py::error_already_set&) {
         throw e;  // the producer's first word (a device tensor, one that requires grad, ...)
       }
-      return to_tensor(view, copy, what);
-    } catch (const ShapeError&) {
+      if (!py::isinstance<py::array>(view)) throw;
+      return from_ndarray(py::reinterpret_borrow<py::array>(view), copy, what);
+    } catch (const ShapeError& e) {
       // Strided memory: with copy=True, a framework's own compact copy (torch's contiguous()).
-      if (!copy || !py::hasattr(obj, "contiguous")) throw;
+      if (!copy) throw ShapeError(std::string(e.what()) + " (" + std::string(what) + ": copy=True copies it)");
+      if (!py::hasattr(obj, "contiguous")) throw;
       t = from_capsule(obj.attr("contiguous")().attr("__dlpack__")(), what);
     }
     return copy ? deep_copy(t) : t;
@@ -338,9 +420,13 @@ namespace {
 std::vector<Py_ssize_t> byte_strides(const Shape& s, std::size_t itemsize) {
   std::vector<Py_ssize_t> st(s.rank());
   auto acc = static_cast<Py_ssize_t>(itemsize);
+  bool overflowed = false;  // only a tensor with no elements gets here (its strides are unused)
   for (std::size_t d = s.rank(); d-- > 0;) {
-    st[d] = acc;
-    acc *= static_cast<Py_ssize_t>(std::max<std::int64_t>(s[d], 1));
+    st[d] = overflowed ? 0 : acc;
+    Py_ssize_t next = 0;
+    overflowed =
+        overflowed || __builtin_mul_overflow(acc, static_cast<Py_ssize_t>(std::max<std::int64_t>(s[d], 1)), &next);
+    acc = next;
   }
   return st;
 }
@@ -563,6 +649,13 @@ sequence holding the tensor. Do not write to obj either while tseq holds it.
 == compares values (same element type, shape and elements); tensors are not hashable.
 )doc";
 
+// `self` of a method called through the class (tseq.Tensor.numpy(x)): checked, since the
+// function is not a method descriptor that would check it.
+const Tensor& self_tensor(py::handle self) {
+  if (!is_tensor(self)) throw TypeError("tseq.Tensor: a method of tensors called on a " + type_name(self));
+  return tensor_of(self);
+}
+
 // A method or read-only property of the plain type, as a pybind11 function of `self`.
 template <class F>
 void method(py::handle type, const char* name, F&& f, const char* doc) {
@@ -571,7 +664,7 @@ void method(py::handle type, const char* name, F&& f, const char* doc) {
 }
 template <class F>
 void property(py::handle type, const char* name, F&& f, const char* doc) {
-  static const py::object make = py::module_::import("builtins").attr("property");
+  const py::object make = py::module_::import("builtins").attr("property");  // no static: see onnx.cpp
   type.attr(name) = make(py::cpp_function(std::forward<F>(f)), py::none(), py::none(), doc);
 }
 
@@ -619,22 +712,22 @@ void bind_tensor(py::module_& m) {
       t, "is_adopted", [](const Tensor& x) { return x.is_adopted(); },
       "True when the memory is another object's (taken without copying), False when tseq owns it.");
   method(
-      t, "numpy", [](py::handle self) { return numpy_view(tensor_of(self), self); },
+      t, "numpy", [](py::handle self) { return numpy_view(self_tensor(self), self); },
       "A read-only numpy view of the same memory (strings: an object array, a copy).");
   // __array__(dtype=None) and __dlpack__(stream=None): defaults, so cpp_function directly.
   t.attr("__array__") = py::cpp_function(
       [](py::handle self, py::object dtype) {
-        py::object a = numpy_view(tensor_of(self), self);
+        py::object a = numpy_view(self_tensor(self), self);
         return dtype.is_none() ? a : a.attr("astype")(dtype);
       },
       py::name("__array__"), py::is_method(t), py::arg("dtype") = py::none(),
       "numpy's conversion: a read-only view (or, with a dtype, numpy's astype of it).");
   method(
-      t, "tolist", [](py::handle self) { return tolist(tensor_of(self), self); },
+      t, "tolist", [](py::handle self) { return tolist(self_tensor(self), self); },
       "The elements as nested Python lists (numpy.ndarray.tolist).");
   t.attr("__dlpack__") = py::cpp_function(
       [](py::handle self, py::object stream) {
-        const Tensor& x = tensor_of(self);
+        const Tensor& x = self_tensor(self);
         if (!stream.is_none() && !py::isinstance<py::int_>(stream)) {
           throw TypeError("tseq.Tensor.__dlpack__: stream must be None or an int");
         }
@@ -651,7 +744,7 @@ void bind_tensor(py::module_& m) {
   method(
       t, "__dlpack_device__",
       [](py::handle self) {
-        const Tensor& x = tensor_of(self);
+        const Tensor& x = self_tensor(self);
         return py::make_tuple(static_cast<int>(x.device().type), x.device().id);
       },
       "(DLPack device type, device id): (1, 0) for host memory.");
@@ -659,7 +752,7 @@ void bind_tensor(py::module_& m) {
       t, "__reduce__",
       [](py::handle self) {
         // Payloads are copied: the pickle holds a numpy array, unpickled without another copy.
-        py::object a = numpy_view(tensor_of(self), self).attr("copy")();
+        py::object a = numpy_view(self_tensor(self), self).attr("copy")();
         return py::make_tuple(py::type::handle_of(self), py::make_tuple(a));
       },
       "Pickling: the payload as a numpy array (a copy).");

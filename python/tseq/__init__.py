@@ -30,15 +30,15 @@ for _cls in (Tensor, Sequence):
     _cls.__module__ = "tseq"
 del _cls
 
+# tseq.TypeError and tseq.IndexError are left out: `from tseq import *` must not shadow the
+# builtins (they are subclasses of them; name them as tseq.TypeError, tseq.IndexError).
 __all__ = [
     "DeviceError",
     "Error",
-    "IndexError",
     "RunStopped",
     "Sequence",
     "ShapeError",
     "Tensor",
-    "TypeError",
     "from_dlpack",
     "onnx",
     "ops",

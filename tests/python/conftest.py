@@ -157,6 +157,31 @@ def loop_model(carried_elem_type=1):
                       [tensor_info("y", carried_elem_type)], initializers=[cond], name="loop")
 
 
+def identity_model():
+    """y = Identity(x), x and y float tensors."""
+    from onnx import helper
+
+    return onnx_model([helper.make_node("Identity", ["x"], ["y"])], [tensor_info("x")], [tensor_info("y")],
+                      name="identity")
+
+
+def endless_loop_model():
+    """A Loop of 10^12 trips with no inputs (M, cond and x are initializers): runs until stopped."""
+    from onnx import TensorProto, helper
+
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["c"], ["c2"]), helper.make_node("Identity", ["x"], ["x2"])],
+        "body",
+        [tensor_info("i", TensorProto.INT64, []), tensor_info("c", TensorProto.BOOL, []), tensor_info("x")],
+        [tensor_info("c2", TensorProto.BOOL, []), tensor_info("x2")],
+    )
+    inits = [helper.make_tensor("M", TensorProto.INT64, [], [10**12]),
+             helper.make_tensor("cond", TensorProto.BOOL, [], [True]),
+             helper.make_tensor("x0", TensorProto.FLOAT, [1], [0.0])]
+    loop = helper.make_node("Loop", ["M", "cond", "x0"], ["y"], body=body)
+    return onnx_model([loop], [], [tensor_info("y")], initializers=inits, name="endless")
+
+
 @pytest.fixture
 def arrays3():
     """Three float32 arrays of different shapes and values."""
