@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "python"))
 import bench_targets  # noqa: E402  (the Python benchmark's targets)
-from bench_targets import fmt_ratio, fmt_time  # noqa: E402  (one formatting for both reports)
+from bench_targets import fmt_ratio, fmt_time, target_line  # noqa: E402  (one format for both reports)
 
 # tseq_np, list and pvector: the Python benchmark's (tseq's package given numpy arrays, a list,
 # pyrsistent's PVector).
@@ -123,10 +123,7 @@ def targets(rows):
     res = []
 
     def check(name, ok, detail):
-        if ok is None:
-            res.append(f"- [ ? ] {name}: not measured in this run")
-        else:
-            res.append(f"- [{'PASS' if ok else 'MISS'}] {name}: {detail}")
+        res.append(target_line(name, ok, detail))
 
     e6, n6 = t("SequenceErase", "middle", "tseq", 10**6), t("SequenceErase", "middle", "naive", 10**6)
     check("persistent erase at n=10^6 >= 5,000x faster than naive", None if not (e6 and n6) else n6 / e6 >= 5000,

@@ -23,6 +23,13 @@ def fmt_ratio(a, b):
     return f"{r:,.0f}x" if r >= 100 else f"{r:.2f}x"
 
 
+def target_line(name, ok, detail):
+    """'- [PASS] name: detail', '- [MISS] ...', or '- [ ? ] name: not measured in this run' (ok None)."""
+    if ok is None:
+        return f"- [ ? ] {name}: not measured in this run"
+    return f"- [{'PASS' if ok else 'MISS'}] {name}: {detail}"
+
+
 def check(get):
     """get(op, where, impl, n) -> median ns per call, or None when not measured.
 
@@ -32,10 +39,7 @@ def check(get):
     res = []
 
     def line(name, ok, detail):
-        if ok is None:
-            res.append(f"- [ ? ] {name}: not measured in this run")
-        else:
-            res.append(f"- [{'PASS' if ok else 'MISS'}] {name}: {detail}")
+        res.append(target_line(name, ok, detail))
 
     e, li, pv = (get("PyErase", "middle", impl, M) for impl in ("tseq", "list", "pvector"))
     line("Python: s.erase(n//2) at n=10^6 >= 1,000x faster than list (l[:i] + l[i+1:]) and PVector.delete(i)",

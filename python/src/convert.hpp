@@ -39,12 +39,6 @@ void with_gil(F&& f) noexcept {
   PyGILState_Release(state);
 }
 
-// Runs release(arg) (the GIL held) without nesting: a release that happens inside another one
-// on this thread (an adopted array whose base is a tseq.Tensor whose source is an array ...,
-// one level per round trip through numpy) is queued and run by the outermost, so that freeing
-// a chain of any length takes constant stack. Used by every owner of a Python object.
-void release_flat(void (*release)(void*), void* arg) noexcept;
-
 // tseq.Tensor and tseq.Sequence are plain CPython types, not pybind11 classes: the C++ value
 // lives in the object itself, so that making one (s[i], iteration, every update's result) is
 // one allocation and one atomic increment, and pybind11 reaches them through the type_casters

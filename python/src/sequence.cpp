@@ -49,13 +49,11 @@ std::size_t resolve(const char* what, std::int64_t p, std::size_t n, bool end_al
 }
 
 // Tensors of an iterable, converted (no copy) and checked against `dtype` (or the first's).
-Seq sequence_from(py::handle iterable, py::handle dtype_obj, const char* what) {
+Seq tensors_of(py::handle iterable, std::optional<DataType> dtype, const char* what) {
   if (is_sequence(iterable)) {
     const Seq& s = sequence_of(iterable);
-    if (dtype_obj.is_none() || dtype_from_python(dtype_obj, what) == s.dtype()) return s;
+    if (!dtype || *dtype == s.dtype()) return s;
   }
-  std::optional<DataType> dtype;
-  if (!dtype_obj.is_none()) dtype = dtype_from_python(dtype_obj, what);
   Seq::container_type::builder b;
   std::size_t i = 0;
   for (py::handle item : py::iter(iterable)) {
@@ -145,11 +143,10 @@ PyObject* seq_new(PyTypeObject* /*type*/, PyObject* args, PyObject* kwargs) {
     return nullptr;
   }
   return guarded([&] {
-    if (iterable == nullptr) {
-      const DataType t = dtype == Py_None ? DataType::Float : dtype_from_python(dtype, "tseq.Sequence");
-      return box(Seq(t));
-    }
-    return box(sequence_from(iterable, dtype, "tseq.Sequence"));
+    std::optional<DataType> t;
+    if (dtype != Py_None) t = dtype_from_python(dtype, "tseq.Sequence");
+    if (iterable == nullptr) return box(Seq(t.value_or(DataType::Float)));
+    return box(tensors_of(iterable, t, "tseq.Sequence"));
   });
 }
 
@@ -394,9 +391,7 @@ void bind_sequence(py::module_& m) {
 
 // For ops.cpp and onnx.cpp.
 Seq sequence_argument(py::handle o, const char* what) { return as_sequence(o, what); }
-Seq sequence_from(py::handle iterable, DataType dtype, const char* what) {
-  return sequence_from(iterable, py::str(dtype_name(dtype)), what);
-}
+Seq sequence_from(py::handle iterable, DataType dtype, const char* what) { return tensors_of(iterable, dtype, what); }
 std::int64_t int_position(py::handle i, const char* what) { return position_of(i, what); }
 
 }  // namespace tseq::python

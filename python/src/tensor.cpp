@@ -16,30 +16,63 @@ namespace tseq::python {
 
 namespace {
 
-// Holds a Py_buffer (and so its exporter) for an adopted payload; releases it once.
-class BufferOwner {
+// Runs release(arg) with the GIL held (skipped once the interpreter is finalising: the process
+// is ending) and without nesting: a release that happens inside another one on this thread (an
+// adopted array whose base is a tseq.Tensor whose source is an array ..., one level per round
+// trip through numpy) is queued and run by the outermost, so that freeing a chain of any length
+// takes constant stack. Every owner of a Python object releases through here.
+void release_python(void (*release)(void*), void* arg) noexcept {
+  with_gil([release, arg] {
+    struct Pending {
+      void (*release)(void*);
+      void* arg;
+    };
+    thread_local bool releasing = false;
+    thread_local std::vector<Pending> pending;
+    if (releasing) {
+      try {
+        pending.push_back({release, arg});
+      } catch (...) {  // no memory for the queue: release now, nested (correct, only deeper)
+        release(arg);
+      }
+      return;
+    }
+    releasing = true;
+    release(arg);
+    while (!pending.empty()) {
+      const Pending p = pending.back();
+      pending.pop_back();
+      p.release(p.arg);  // may queue more
+    }
+    releasing = false;
+  });
+}
+
+void decref(void* o) noexcept { Py_DECREF(static_cast<PyObject*>(o)); }
+void release_buffer(void* v) noexcept {
+  PyBuffer_Release(static_cast<Py_buffer*>(v));
+  delete static_cast<Py_buffer*>(v);  // (at interpreter exit: left, with its exporter)
+}
+
+// The owner of an adopted payload that Python keeps alive: a pointer released once, through
+// release_python, when the last handle goes. Move-only.
+template <void (*Release)(void*) noexcept>
+class PythonOwner {
  public:
-  explicit BufferOwner(Py_buffer* view) noexcept : view_(view) {}
-  BufferOwner(BufferOwner&& o) noexcept : view_(std::exchange(o.view_, nullptr)) {}
-  BufferOwner(const BufferOwner&) = delete;
-  BufferOwner& operator=(const BufferOwner&) = delete;
-  BufferOwner& operator=(BufferOwner&&) = delete;
-  ~BufferOwner() {
-    if (view_ == nullptr) return;
-    Py_buffer* v = view_;
-    with_gil([v] {
-      // The exporter's own release now; the last reference to it, maybe a deep chain, flat.
-      PyObject* exporter = v->obj;
-      Py_XINCREF(exporter);
-      PyBuffer_Release(v);
-      if (exporter != nullptr) release_flat([](void* o) { Py_DECREF(static_cast<PyObject*>(o)); }, exporter);
-    });
-    delete v;  // after finalisation began the exporter is left alone, the struct is ours
+  explicit PythonOwner(void* p) noexcept : p_(p) {}
+  PythonOwner(PythonOwner&& o) noexcept : p_(std::exchange(o.p_, nullptr)) {}
+  PythonOwner(const PythonOwner&) = delete;
+  PythonOwner& operator=(const PythonOwner&) = delete;
+  PythonOwner& operator=(PythonOwner&&) = delete;
+  ~PythonOwner() {
+    if (p_ != nullptr) release_python(Release, p_);
   }
 
  private:
-  Py_buffer* view_;
+  void* p_;
 };
+using BufferOwner = PythonOwner<&release_buffer>;  // holds a Py_buffer (and so its exporter)
+using ObjectOwner = PythonOwner<&decref>;          // holds a reference to an ndarray
 
 // A DLManagedTensor in front of a producer's: its deleter calls the producer's with the GIL
 // held (numpy's deleter, for one, decrements a Python reference without taking the GIL).
@@ -54,9 +87,7 @@ void delete_shim(DLManagedTensor* m) noexcept {
   DLManagedTensor* o = shim->original;
   delete shim;
   if (o->deleter != nullptr) {
-    with_gil([o] {
-      release_flat([](void* m) { static_cast<DLManagedTensor*>(m)->deleter(static_cast<DLManagedTensor*>(m)); }, o);
-    });
+    release_python([](void* m) { static_cast<DLManagedTensor*>(m)->deleter(static_cast<DLManagedTensor*>(m)); }, o);
   }
 }
 
@@ -214,24 +245,6 @@ Tensor from_buffer(py::handle obj, bool copy, std::string_view what) {
   return Tensor::adopt(t, std::move(shape), v->buf, Device::cpu(), std::move(owner));
 }
 
-// Holds a Python object (an ndarray) for an adopted payload; releases it once, with the GIL.
-class ObjectOwner {
- public:
-  explicit ObjectOwner(PyObject* o) noexcept : o_(o) { Py_INCREF(o); }
-  ObjectOwner(ObjectOwner&& x) noexcept : o_(std::exchange(x.o_, nullptr)) {}
-  ObjectOwner(const ObjectOwner&) = delete;
-  ObjectOwner& operator=(const ObjectOwner&) = delete;
-  ObjectOwner& operator=(ObjectOwner&&) = delete;
-  ~ObjectOwner() {
-    if (o_ == nullptr) return;
-    PyObject* o = o_;
-    with_gil([o] { release_flat([](void* x) { Py_DECREF(static_cast<PyObject*>(x)); }, o); });
-  }
-
- private:
-  PyObject* o_;
-};
-
 // A numpy array, read through numpy's own struct (no buffer-protocol round trip): the common
 // input, so its cost is one header allocation. Strided arrays and copies take the buffer path.
 Tensor from_ndarray(const py::array& a, bool copy, std::string_view what) {
@@ -251,36 +264,10 @@ Tensor from_ndarray(const py::array& a, bool copy, std::string_view what) {
   const auto n = static_cast<std::size_t>(detail::num_elements(shape, what));
   if (n > 0) check_aligned(arr->data, t, what);
   if (t == DataType::Bool) check_bools(arr->data, n, what);
-  return Tensor::adopt(t, shape, arr->data, Device::cpu(), ObjectOwner(a.ptr()));
+  return Tensor::adopt(t, shape, arr->data, Device::cpu(), ObjectOwner(a.inc_ref().ptr()));
 }
 
 }  // namespace
-
-void release_flat(void (*release)(void*), void* arg) noexcept {
-  struct Pending {
-    void (*release)(void*);
-    void* arg;
-  };
-  thread_local bool releasing = false;
-  thread_local std::vector<Pending> pending;
-  if (releasing) {
-    try {
-      pending.push_back({release, arg});
-      return;
-    } catch (...) {  // no memory for the queue: release now, nested (correct, only deeper)
-      release(arg);
-      return;
-    }
-  }
-  releasing = true;
-  release(arg);
-  while (!pending.empty()) {
-    const Pending p = pending.back();
-    pending.pop_back();
-    p.release(p.arg);  // may queue more
-  }
-  releasing = false;
-}
 
 DataType dtype_from_kind(char kind, std::size_t size) noexcept {
   auto by_size = [&](DataType s1, DataType s2, DataType s4, DataType s8) {
@@ -344,7 +331,7 @@ Tensor to_tensor(py::handle obj, bool copy, std::string_view what) {
         py::isinstance(obj, py::module_::import("numpy.ma").attr("MaskedArray"))) {  // subclasses only
       throw TypeError(std::string(what) + ": a numpy masked array's mask would be lost; numpy.ma.filled() first");
     }
-    const char kind = a.dtype().kind();
+    const char kind = py::detail::array_descriptor_proxy(py::detail::array_proxy(a.ptr())->descr)->kind;
     if (kind == 'U' || kind == 'S' || kind == 'O') return strings_from_array(a, what);
     return from_ndarray(a, copy, what);
   }
