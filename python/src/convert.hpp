@@ -150,6 +150,7 @@ void bind_tensor(py::module_& m);
 void bind_sequence(py::module_& m);
 void bind_ops(py::module_& m);
 void bind_onnx(py::module_& m);
+void bind_capi(py::module_& m);  // tseq._tseq._C_API (capi.hpp)
 
 }  // namespace tseq::python
 

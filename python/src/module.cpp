@@ -1,5 +1,6 @@
 // The extension module tseq._tseq; the package (python/tseq/__init__.py) re-exports it.
 
+#include "capi.hpp"
 #include "convert.hpp"
 #include "tseq/onnx/executor.hpp"
 
@@ -95,6 +96,36 @@ void set_python_error() noexcept {
   }
 }
 
+namespace {
+
+PyObject* capi_wrap_sequence(const TensorSequence& s) noexcept {
+  try {
+    return wrap(s).release().ptr();
+  } catch (...) {
+    set_python_error();
+    return nullptr;
+  }
+}
+
+int capi_unwrap_sequence(PyObject* obj, TensorSequence* out) noexcept {
+  if (!is_sequence(obj)) {
+    PyErr_Format(type_error_class, "expected a tseq.Sequence, got %s", Py_TYPE(obj)->tp_name);
+    return -1;
+  }
+  *out = sequence_of(obj);
+  return 0;
+}
+
+const CApi capi = {capi_abi, &capi_wrap_sequence, &capi_unwrap_sequence};
+
+}  // namespace
+
+void bind_capi(py::module_& m) {
+  PyObject* capsule = PyCapsule_New(const_cast<CApi*>(&capi), capi_capsule_name, nullptr);
+  if (capsule == nullptr) throw py::error_already_set();
+  m.attr("_C_API") = py::reinterpret_steal<py::object>(capsule);
+}
+
 }  // namespace tseq::python
 
 PYBIND11_MODULE(_tseq, m) {
@@ -107,4 +138,5 @@ PYBIND11_MODULE(_tseq, m) {
   tp::bind_ops(ops);
   auto onnx = m.def_submodule("onnx", "A small ONNX executor over tseq values (tseq::onnx).");
   tp::bind_onnx(onnx);
+  tp::bind_capi(m);
 }

@@ -5,7 +5,9 @@ TSEQ_TEST_PACKAGES=(cmake ninja-build g++ pkg-config libboost-dev libeigen3-dev 
   libbenchmark-dev libonnx-dev libprotobuf-dev protobuf-compiler libdlpack-dev
   # The Python package (python/) and its tests (tests/python), for Debian's /usr/bin/python3.
   python3-dev python3-pybind11 pybind11-dev python3-numpy python3-pytest python3-hypothesis
-  python3-pyrsistent python3-onnx python3-torch)
+  python3-pyrsistent python3-onnx python3-torch
+  # tseq::torch (src/torch/, tests/torch, tests/python/test_torch.py): Debian's libtorch 1.13.
+  libtorch-dev)
 # scripts/test --clang (and package.public_headers, which uses clang++ when present).
 TSEQ_CLANG_PACKAGES=(clang)
 # scripts/lint: clang-format; clang-tidy (with the clang build's compile_commands.json).
