@@ -4,11 +4,14 @@ figure on that page comes from one named run. Also copies the plots to docs/imag
 
 usage: benchmarks/performance_page.py [build/bench]
        benchmarks/performance_page.py --python [build/bench/python]
+       benchmarks/performance_page.py --torch [build/bench/torch]
 
 The page ends with its Python section ("## Python"): hand-written text, then the marker line
 PYTHON_MARK and report.py's Python tables. A C++ run keeps that section as it is (or takes the
 tables from its own summary when the run had the Python benchmark); --python replaces only the
-tables after the marker, from a `scripts/bench --python` run, and copies python.png.
+tables after the marker, from a `scripts/bench --python` run, and copies python.png. After it
+comes the TorchScript section ("## TorchScript"), kept the same way; --torch replaces its tables
+from a `scripts/bench --torch` run (torch.md) and copies torch.png.
 """
 import re
 import shutil
@@ -335,18 +338,45 @@ def python_tables(summary):
     return summary.split("\n## Python:", 1)[1].split("\n", 1)[1].strip()
 
 
+TORCH_HEADING = "\n## TorchScript"
+
+
+def torch_section(md):
+    """The page's last section, "## TorchScript": its hand-written text, the marker, then `md`
+    (bench_torch.py's torch.md without its heading; None: the tables as the page has them)."""
+    old = PAGE.read_text() if PAGE.exists() else ""
+    if TORCH_HEADING not in old:
+        return ""
+    section = TORCH_HEADING + old.split(TORCH_HEADING, 1)[1]
+    if md is None:
+        return section.rstrip() + "\n"
+    body = md.split("\n", 1)[1].strip() if md.startswith("## ") else md.strip()
+    return section.split(PYTHON_MARK)[0].rstrip() + "\n\n" + PYTHON_MARK + "\n\n" + body + "\n"
+
+
 def python_section(tables):
     """The page's Python section, with `tables` after the marker (None: as the page has it)."""
     old = PAGE.read_text() if PAGE.exists() else ""
     if "\n## Python" not in old:
         return ""
-    section = "\n## Python" + old.split("\n## Python", 1)[1]
+    section = "\n## Python" + old.split("\n## Python", 1)[1].split(TORCH_HEADING, 1)[0]
     if tables is None:
         return section.rstrip() + "\n"
     return section.split(PYTHON_MARK)[0].rstrip() + "\n\n" + PYTHON_MARK + "\n\n" + tables + "\n"
 
 
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--torch":
+        bench = Path(sys.argv[2] if len(sys.argv) > 2 else "build/bench/torch")
+        page = PAGE.read_text()
+        if TORCH_HEADING not in page:
+            print("docs/performance.md has no '## TorchScript' section to fill", file=sys.stderr)
+            return 1
+        PAGE.write_text(page.split(TORCH_HEADING, 1)[0].rstrip() + "\n" + torch_section((bench / "torch.md").read_text()))
+        if (bench / "torch.png").exists():
+            shutil.copy(bench / "torch.png", PAGE.parent / "images" / "torch.png")
+        print("docs/performance.md: TorchScript tables from", bench / "torch.md")
+        return 0
     if len(sys.argv) > 1 and sys.argv[1] == "--python":
         bench = Path(sys.argv[2] if len(sys.argv) > 2 else "build/bench/python")
         tables = python_tables((bench / "summary.md").read_text())
@@ -357,7 +387,7 @@ def main():
         if "\n## Python" not in page:
             print("docs/performance.md has no '## Python' section to fill", file=sys.stderr)
             return 1
-        PAGE.write_text(page.split("\n## Python", 1)[0].rstrip() + "\n" + python_section(tables))
+        PAGE.write_text(page.split("\n## Python", 1)[0].rstrip() + "\n" + python_section(tables) + torch_section(None))
         if (bench / "python.png").exists():
             shutil.copy(bench / "python.png", PAGE.parent / "images" / "python.png")
         print("docs/performance.md: Python tables from", bench / "summary.md")
@@ -372,7 +402,7 @@ def main():
     tables = tables.split("\n## Python:")[0].strip()  # report.py's Python section: not on this page
     root = Path(__file__).resolve().parent.parent
     page = TEMPLATE.format(date=date, cpu=cpu, cpus=cpus, mhz=mhz, targets=targets, tables=tables)
-    page = page.rstrip() + "\n" + python_section(python_tables(summary))
+    page = page.rstrip() + "\n" + python_section(python_tables(summary)) + torch_section(None)
     (root / "docs" / "performance.md").write_text(page)
     for png in ("erase.png", "executor.png", "python.png"):
         if (bench / png).exists():
