@@ -4,12 +4,14 @@
 //
 //   tseq_torch_deployment window.pt
 
+// First: clang 14 in C++20 rejects torch 1.13's ATen/core/List.h (std::vector of an incomplete
+// c10::IValue) unless ivalue.h, which tseq/torch.hpp includes, comes before it.
+#include "tseq/torch.hpp"
+// (the rest)
 #include <torch/script.h>
 
 #include <cstdio>
 #include <exception>
-
-#include "tseq/torch.hpp"
 
 int main(int argc, char** argv) {
   if (argc != 2) {

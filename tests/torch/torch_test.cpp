@@ -1,6 +1,10 @@
 // tseq::torch (tseq/torch.hpp): at::Tensor <-> tseq::Tensor without copying, lifetimes, errors,
 // and the TorchScript operators called through the dispatcher, as a C++ runtime would.
 
+// First: clang 14 in C++20 rejects torch 1.13's ATen/core/List.h (std::vector of an incomplete
+// c10::IValue) unless ivalue.h, which tseq/torch.hpp includes, comes before it.
+#include "tseq/torch.hpp"
+// (the rest)
 #include <ATen/ATen.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <gtest/gtest.h>
@@ -12,7 +16,6 @@
 
 #include "tseq/error.hpp"
 #include "tseq/ops.hpp"
-#include "tseq/torch.hpp"
 
 namespace {
 
