@@ -74,7 +74,7 @@ echo "== BUILD_SHARED_LIBS=ON: configure, build, install into $work/shared-prefi
 start=$SECONDS
 # No build type (-O0, no -g): this checks the packaging, and compiles in two thirds of the time.
 cmake -S "$src" -B "$work/shared-build" "${gen[@]}" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE= \
-  -DBUILD_SHARED_LIBS=ON -DTSEQ_WITH_ONNX="$with_onnx" -DTSEQ_PYTHON=OFF -DTSEQ_BUILD_TESTS=OFF -DTSEQ_BUILD_BENCHMARKS=OFF \
+  -DBUILD_SHARED_LIBS=ON -DTSEQ_WITH_ONNX="$with_onnx" -DTSEQ_PYTHON=OFF -DTSEQ_WITH_TORCH=OFF -DTSEQ_BUILD_TESTS=OFF -DTSEQ_BUILD_BENCHMARKS=OFF \
   -DTSEQ_BUILD_EXAMPLES=OFF -DTSEQ_BUILD_FUZZERS=OFF >"$work/shared-build.log"
 cmake --build "$work/shared-build" -j 2 >>"$work/shared-build.log"
 cmake --install "$work/shared-build" --prefix "$work/shared-prefix" >>"$work/shared-build.log"

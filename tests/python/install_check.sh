@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Python package's install and configure rules (ctest python.install_and_configure):
 #  1. `cmake --install BUILD --component python --prefix SCRATCH` installs tseq, which imports
-#     from SCRATCH/lib/python3/dist-packages in a directory away from the build tree.
+#     from SCRATCH/lib/python3/dist-packages in a directory away from the build tree (and
+#     tseq.torch with SCRATCH/lib/libtseq_torch, when built).
 #  2. Configuring with TSEQ_PYTHON=ON for an interpreter without numpy (a venv without the
 #     system's packages) fails, and says the interpreter has no numpy.
 # usage: install_check.sh BUILD_DIR SOURCE_DIR SCRATCH PYTHON
@@ -22,6 +23,13 @@ for f in ("py.typed", "__init__.pyi", "ops.pyi", "onnx.pyi"):
     import os
     assert os.path.exists(os.path.join(sys.argv[1], "tseq", f)), f
 print("installed package imports from", tseq.__file__)
+if os.path.exists(os.path.join(sys.argv[1], "tseq", "torch.py")):
+    # tseq.torch installed beside it: its module finds the installed libtseq_torch (RPATH).
+    import torch
+    import tseq.torch as tt
+    seq = tt.sequence_insert(tt.sequence_empty(), torch.ones(3))
+    assert tt.sequence_length(seq) == 1 and tt.from_script(seq)[0].shape == (3,)
+    print("installed tseq.torch works:", tt.__file__)
 PY
 )
 # An interpreter without numpy: a venv that does not see the system's site-packages.
