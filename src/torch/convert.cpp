@@ -199,7 +199,10 @@ Tensor from_torch(const at::Tensor& t, std::string_view what, std::optional<Data
   }
   c10::Storage storage = t.storage();
   Tensor out = Tensor::adopt(dtype, std::move(shape), data, device, TorchOwner{t, storage});
-  storage.unsafeGetStorageImpl()->set_resizable(false);  // tseq's view must not dangle
+  // tseq's view must not dangle. Written only while still set: threads inserting the same
+  // tensor again then only read the flag.
+  c10::StorageImpl* impl = storage.unsafeGetStorageImpl();
+  if (impl->resizable()) impl->set_resizable(false);
   return out;
 }
 
