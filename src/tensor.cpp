@@ -228,6 +228,16 @@ std::size_t check_adopt(DataType t, const Shape& s, const void* data, Device dev
   return n;
 }
 
+void check_bool_bytes(const void* data, std::size_t n, std::string_view what, std::string_view hint) {
+  const auto* b = static_cast<const unsigned char*>(data);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (b[i] > 1) {
+      throw Error(std::string(what) + ": bool element " + std::to_string(i) + " holds the byte " +
+                  std::to_string(b[i]) + "; a bool must be 0 or 1" + std::string(hint));
+    }
+  }
+}
+
 std::int64_t num_elements(const Shape& s, std::string_view prefix) {
   try {
     return s.num_elements();

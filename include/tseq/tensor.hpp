@@ -214,6 +214,9 @@ struct CallbackOwner {
 // Validates an adoption; returns the element count. Throws TypeError (string or bad dtype),
 // ShapeError (bad shape), Error (null data with elements, misaligned host data, bad device).
 std::size_t check_adopt(DataType t, const Shape& s, const void* data, Device device, std::string_view what);
+// Bool elements must be the bytes 0 and 1 (any other byte read as a C++ bool is undefined):
+// Error "what: bool element I holds the byte B; a bool must be 0 or 1<hint>". O(n).
+void check_bool_bytes(const void* data, std::size_t n, std::string_view what, std::string_view hint = {});
 
 // s.num_elements(), its ShapeError prefixed with `prefix` ("SplitToSequence: the result's ").
 std::int64_t num_elements(const Shape& s, std::string_view prefix);

@@ -195,15 +195,8 @@ bool is_torch_bool(py::handle obj) {
   return py::hasattr(obj, "dtype") && py::str(obj.attr("dtype")).cast<std::string>() == "torch.bool";
 }
 
-// Bool elements must be bytes 0 or 1 (anything else read as a C++ bool is undefined).
 void check_bools(const void* data, std::size_t n, std::string_view what) {
-  const auto* b = static_cast<const unsigned char*>(data);
-  for (std::size_t i = 0; i < n; ++i) {
-    if (b[i] > 1) {
-      throw Error(std::string(what) + ": bool element " + std::to_string(i) + " holds the byte " +
-                  std::to_string(b[i]) + "; a bool must be 0 or 1 (copy=True normalises it)");
-    }
-  }
+  tseq::detail::check_bool_bytes(data, n, what, " (copy=True normalises it)");
 }
 
 // Host memory must be aligned for its element type to be adopted.

@@ -5,10 +5,10 @@
 #include <ATen/ops/from_blob.h>
 #include <c10/core/Storage.h>
 
-#include <cstring>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tseq/error.hpp"
@@ -28,9 +28,7 @@ struct TorchOwner {
 static_assert(std::is_nothrow_move_constructible_v<TorchOwner> && std::is_nothrow_destructible_v<TorchOwner>);
 
 std::string sizes_text(c10::IntArrayRef v) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + "]";
+  return to_string(Shape(std::span<const std::int64_t>(v.data(), v.size())));
 }
 
 c10::Device torch_device(Device d, std::string_view what) {
@@ -62,62 +60,33 @@ c10::Device torch_device(Device d, std::string_view what) {
 
 }  // namespace
 
+// The ONNX types with a torch 1.13 counterpart, both ways (uint16/32/64 and string have none).
+constexpr std::pair<DataType, c10::ScalarType> dtype_pairs[] = {
+    {DataType::Float, c10::ScalarType::Float},
+    {DataType::Uint8, c10::ScalarType::Byte},
+    {DataType::Int8, c10::ScalarType::Char},
+    {DataType::Int16, c10::ScalarType::Short},
+    {DataType::Int32, c10::ScalarType::Int},
+    {DataType::Int64, c10::ScalarType::Long},
+    {DataType::Bool, c10::ScalarType::Bool},
+    {DataType::Float16, c10::ScalarType::Half},
+    {DataType::Double, c10::ScalarType::Double},
+    {DataType::Complex64, c10::ScalarType::ComplexFloat},
+    {DataType::Complex128, c10::ScalarType::ComplexDouble},
+};
+
 std::optional<c10::ScalarType> torch_dtype(DataType t) noexcept {
-  switch (t) {
-    case DataType::Float:
-      return c10::ScalarType::Float;
-    case DataType::Uint8:
-      return c10::ScalarType::Byte;
-    case DataType::Int8:
-      return c10::ScalarType::Char;
-    case DataType::Int16:
-      return c10::ScalarType::Short;
-    case DataType::Int32:
-      return c10::ScalarType::Int;
-    case DataType::Int64:
-      return c10::ScalarType::Long;
-    case DataType::Bool:
-      return c10::ScalarType::Bool;
-    case DataType::Float16:
-      return c10::ScalarType::Half;
-    case DataType::Double:
-      return c10::ScalarType::Double;
-    case DataType::Complex64:
-      return c10::ScalarType::ComplexFloat;
-    case DataType::Complex128:
-      return c10::ScalarType::ComplexDouble;
-    default:
-      return std::nullopt;  // uint16, uint32, uint64, string
+  for (const auto& [onnx, st] : dtype_pairs) {
+    if (onnx == t) return st;
   }
+  return std::nullopt;
 }
 
 std::optional<DataType> dtype_from_torch(c10::ScalarType t) noexcept {
-  switch (t) {
-    case c10::ScalarType::Float:
-      return DataType::Float;
-    case c10::ScalarType::Byte:
-      return DataType::Uint8;
-    case c10::ScalarType::Char:
-      return DataType::Int8;
-    case c10::ScalarType::Short:
-      return DataType::Int16;
-    case c10::ScalarType::Int:
-      return DataType::Int32;
-    case c10::ScalarType::Long:
-      return DataType::Int64;
-    case c10::ScalarType::Bool:
-      return DataType::Bool;
-    case c10::ScalarType::Half:
-      return DataType::Float16;
-    case c10::ScalarType::Double:
-      return DataType::Double;
-    case c10::ScalarType::ComplexFloat:
-      return DataType::Complex64;
-    case c10::ScalarType::ComplexDouble:
-      return DataType::Complex128;
-    default:
-      return std::nullopt;
+  for (const auto& [onnx, st] : dtype_pairs) {
+    if (st == t) return onnx;
   }
+  return std::nullopt;
 }
 
 Device device_from_torch(c10::Device d) {
@@ -188,20 +157,12 @@ Tensor from_torch(const at::Tensor& t, std::string_view what, std::optional<Data
   Shape shape(std::span<const std::int64_t>(t.sizes().data(), t.sizes().size()));
   const void* data = t.numel() == 0 ? nullptr : t.data_ptr();
   if (dtype == DataType::Bool && device.is_host_readable() && data != nullptr) {
-    const auto* b = static_cast<const unsigned char*>(data);
-    const auto n = static_cast<std::size_t>(t.numel());
-    for (std::size_t i = 0; i < n; ++i) {
-      if (b[i] > 1) {
-        throw Error(w + ": bool element " + std::to_string(i) + " is the byte " + std::to_string(b[i]) +
-                    " (bool elements must be the bytes 0 and 1)");
-      }
-    }
+    tseq::detail::check_bool_bytes(data, static_cast<std::size_t>(t.numel()), w);
   }
-  c10::Storage storage = t.storage();
-  Tensor out = Tensor::adopt(dtype, std::move(shape), data, device, TorchOwner{t, storage});
+  c10::StorageImpl* impl = t.storage().unsafeGetStorageImpl();
+  Tensor out = Tensor::adopt(dtype, std::move(shape), data, device, TorchOwner{t, t.storage()});
   // tseq's view must not dangle. Written only while still set: threads inserting the same
   // tensor again then only read the flag.
-  c10::StorageImpl* impl = storage.unsafeGetStorageImpl();
   if (impl->resizable()) impl->set_resizable(false);
   return out;
 }

@@ -122,7 +122,7 @@ TEST(TorchConvert, BadTensorsAreClearErrors) {
   EXPECT_THROW((void)tt::from_torch(at::ones({2})._neg_view()), tseq::TypeError);
   const at::Tensor bad_bool = at::full({3}, 2, at::kByte).view(at::kBool);
   const std::string b = message([&] { (void)tt::from_torch(bad_bool); });
-  EXPECT_NE(b.find("bool element 0 is the byte 2"), std::string::npos) << b;
+  EXPECT_NE(b.find("bool element 0 holds the byte 2"), std::string::npos) << b;
   for (const DataType d : {DataType::Uint16, DataType::Uint32, DataType::Uint64}) {
     EXPECT_THROW((void)tt::to_torch(tseq::TensorBuffer(d, tseq::Shape{2}).freeze()), tseq::TypeError);
   }
