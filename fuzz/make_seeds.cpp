@@ -3,9 +3,11 @@
 // behind the mode byte the target reads first. Run once; its output is committed.
 //   fuzz_make_seeds DIR
 
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "onnx/hostile_models.hpp"
 #include "onnx/model_builder.hpp"
@@ -115,6 +117,25 @@ int main(int argc, char** argv) {
     sparse.set_elem_type(::onnx::SequenceProto::TENSOR);
     sparse.add_sparse_tensor_values()->mutable_values()->set_data_type(1);
     write(dir, "hostile_sparse_sequence", 2, 0, sparse.SerializeAsString());
+    // Issue 28 (tests/onnx/hostile_input_test.cpp).
+    write(dir, "hostile_long_names", 0, 0, h::long_names(40, 300).SerializeAsString());
+    write(dir, "hostile_wide_node", 0, 0, h::wide_node(2000).SerializeAsString());
+    write(dir, "hostile_nested_ifs", 0, 0, h::nested_ifs(40).SerializeAsString());
+    write(dir, "hostile_wide_sequence_map", 0, 0, h::wide_sequence_map(64).SerializeAsString());
+    std::vector<std::int64_t> axes(70);
+    for (std::size_t a = 0; a < axes.size(); ++a) axes[a] = static_cast<std::int64_t>(a);
+    write(dir, "hostile_unsqueeze_rank_71", 0, 0, h::unsqueeze(axes).SerializeAsString());
+    axes.resize(39);  // rank 40: within max_rank, 39 extent-1 axes for the odometer
+    write(dir, "hostile_unsqueeze_rank_40", 0, 0, h::unsqueeze(axes).SerializeAsString());
+    write(dir, "hostile_concat_strings", 0, 0, h::concat_strings().SerializeAsString());
+    write(dir, "hostile_not", 0, 0, h::not_model().SerializeAsString());
+    write(dir, "hostile_counted_loop", 0, 0, h::counted_loop().SerializeAsString());
+    write(dir, "hostile_empty_tensor_sequence", 2, 0, h::empty_tensor_sequence(1000));
+    ::onnx::TensorProto high_rank;
+    high_rank.set_data_type(::onnx::TensorProto::FLOAT);
+    for (int d = 0; d < 100; ++d) high_rank.add_dims(1);
+    high_rank.add_float_data(1.f);
+    write(dir, "hostile_tensor_rank_100", 1, 0, high_rank.SerializeAsString());
   }
   {
     ::onnx::SequenceProto s;

@@ -1,7 +1,8 @@
 // Fuzz target: the ONNX protobuf loader and the executor on mutated bytes. The first byte
 // chooses what the rest is: a ModelProto (checked, then run with default inputs under session
 // limits), or a TensorProto / SequenceProto / OptionalProto of some declared type. Every
-// failure must be a tseq::Error.
+// failure must be a tseq::Error. Loading and reading run under limits (LoadOptions,
+// ReadLimits) as an untrusted caller's would, tightened for speed.
 
 #include <chrono>
 #include <cstdint>
@@ -30,6 +31,17 @@ Value default_value(const ValueType& t) {
   return Tensor();
 }
 
+// What a run would read a fed value with (SessionOptions::read_limits), tight for speed.
+ReadLimits read_limits() {
+  ReadLimits r;
+  r.max_file_bytes = 1 << 20;
+  r.max_bytes = 64 << 20;
+  r.max_tensor_elements = 1 << 16;
+  r.max_tensor_bytes = 1 << 20;
+  r.max_sequence_length = 1 << 16;
+  return r;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -42,7 +54,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     switch (mode % 4) {
       case 0: {
-        const Model model = Model::parse(bytes, "fuzz.onnx");
+        LoadOptions load = LoadOptions::untrusted();  // then tighter, for speed
+        load.max_file_bytes = 1 << 20;
+        load.max_bytes = 64 << 20;
+        load.max_nodes = 1 << 14;
+        load.time_limit = std::chrono::seconds(2);
+        const Model model = Model::parse(bytes, "fuzz.onnx", load);
         SessionOptions limits = SessionOptions::untrusted();  // then tighter, for speed
         limits.max_loop_iterations = 64;
         limits.max_tensor_elements = 1 << 16;
@@ -59,15 +76,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         break;
       }
       case 1:
-        (void)parse_value(bytes, ValueType::tensor(t), "fuzz.pb");
+        (void)parse_value(bytes, ValueType::tensor(t), "fuzz.pb", read_limits());
         break;
       case 2:
-        (void)parse_value(bytes, ValueType::sequence(t), "fuzz.pb");
+        (void)parse_value(bytes, ValueType::sequence(t), "fuzz.pb", read_limits());
         break;
       default:
         (void)parse_value(bytes,
                           ValueType::optional(in.byte() % 2 ? ValueType::Kind::Tensor : ValueType::Kind::Sequence, t),
-                          "fuzz.pb");
+                          "fuzz.pb", read_limits());
         break;
     }
   } catch (const tseq::Error&) {

@@ -4,6 +4,8 @@
 
 #include <climits>
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -23,6 +25,17 @@ namespace {
 constexpr const char* kImport = "from_dlpack";
 
 DLDataType dl(std::uint8_t code, std::uint8_t bits) noexcept { return DLDataType{code, bits, 1}; }
+
+// DLDevice::device_type is read and written as the integer it is: a producer may send a code
+// outside the DLPack version's enum (a newer device such as Hexagon = 16, or garbage), and
+// loading such a value as DLDeviceType is undefined behaviour.
+static_assert(sizeof(DLDeviceType) == sizeof(std::int32_t), "DLDeviceType is stored as a 32-bit integer");
+std::int32_t device_code(const DLDevice& d) noexcept {
+  std::int32_t c = 0;
+  std::memcpy(&c, &d.device_type, sizeof c);
+  return c;
+}
+void set_device_code(DLDevice& d, std::int32_t c) noexcept { std::memcpy(&d.device_type, &c, sizeof c); }
 
 std::string code_name(std::uint8_t code) {
   switch (code) {
@@ -98,9 +111,9 @@ bool unchanged_export(const DLManagedTensor* m) noexcept {
   const DLTensor& d = m->dl_tensor;
   const Tensor& t = e->tensor;
   return &e->managed == m && d.data == t.data() && d.byte_offset == 0 &&
-         static_cast<std::int32_t>(d.device.device_type) == static_cast<std::int32_t>(t.device().type) &&
-         d.device.device_id == t.device().id && d.ndim >= 0 && static_cast<std::size_t>(d.ndim) == t.rank() &&
-         d.shape == t.shape().dims().data() && d.strides == e->strides.data();
+         device_code(d.device) == static_cast<std::int32_t>(t.device().type) && d.device.device_id == t.device().id &&
+         d.ndim >= 0 && static_cast<std::size_t>(d.ndim) == t.rank() && d.shape == t.shape().dims().data() &&
+         d.strides == e->strides.data();
 }
 
 }  // namespace
@@ -164,7 +177,7 @@ Tensor from_dlpack(DLManagedTensor* managed) {
     throw ShapeError(std::string(kImport) + ": shape is null but ndim is " + std::to_string(d.ndim));
   }
   const DataType dtype = from_dlpack_dtype(d.dtype);
-  const Device device{static_cast<DeviceType>(static_cast<std::int32_t>(d.device.device_type)), d.device.device_id};
+  const Device device{static_cast<DeviceType>(device_code(d.device)), d.device.device_id};
   if (!is_valid(device.type) || device.id < 0) {
     throw Error(std::string(kImport) + ": device (type " + std::to_string(static_cast<std::int32_t>(device.type)) +
                 ", id " + std::to_string(device.id) + ") is not a DLPack device (types 1-4 and 7-16, id >= 0)");
@@ -232,19 +245,27 @@ DLManagedTensor* to_dlpack(Tensor t) {
                               " (kDLBool arrived in 0.8)");
   }
   if (t.rank() > static_cast<std::size_t>(INT_MAX)) throw ShapeError("to_dlpack: rank does not fit DLPack's int ndim");
-  auto* e = new Export;
+  auto owned = std::make_unique<Export>();  // released to the consumer at the end
+  Export* e = owned.get();
   e->tensor = std::move(t);
   const Shape& shape = e->tensor.shape();
   e->strides.resize(shape.rank());
+  // Row-major strides, a zero dimension counted as 1 (as numpy does). num_elements() fitting
+  // int64 does not bound them when a dimension is 0 ([0, 2^40, 2^40]): checked.
   std::int64_t stride = 1;
   for (std::size_t i = shape.rank(); i-- > 0;) {
     e->strides[i] = stride;
-    stride *= shape[i] == 0 ? 1 : shape[i];  // cannot overflow: num_elements() fits int64
+    const std::int64_t extent = shape[i] == 0 ? 1 : shape[i];
+    if (i > 0 && stride > INT64_MAX / extent) {
+      throw ShapeError("to_dlpack: the row-major strides of shape " + to_string(shape) +
+                       " do not fit int64 (DLPack's stride type)");
+    }
+    stride *= extent;
   }
   DLTensor& d = e->managed.dl_tensor;
   d.data = const_cast<void*>(e->tensor.data());
-  d.device =
-      DLDevice{static_cast<DLDeviceType>(static_cast<std::int32_t>(e->tensor.device().type)), e->tensor.device().id};
+  d.device.device_id = e->tensor.device().id;
+  set_device_code(d.device, static_cast<std::int32_t>(e->tensor.device().type));
   d.ndim = static_cast<int>(shape.rank());
   d.dtype = *code;
   d.shape = const_cast<std::int64_t*>(shape.dims().data());  // immutable; lives with the handle
@@ -252,7 +273,7 @@ DLManagedTensor* to_dlpack(Tensor t) {
   d.byte_offset = 0;
   e->managed.manager_ctx = e;
   e->managed.deleter = &delete_export;
-  return &e->managed;
+  return &owned.release()->managed;
 }
 
 }  // namespace tseq

@@ -133,11 +133,29 @@ namespace detail {
 namespace {
 constexpr std::size_t block_alignment = alignof(std::max_align_t);
 
+// The charge slot of an owned block (charged_resource): right after the header, present for
+// string tensors and shapes past Shape::inline_rank when the resource counts charges.
+constexpr std::size_t slot_bytes = sizeof(std::size_t);
+charged_resource* charging(std::pmr::memory_resource* r, DataType t, const Shape& s) noexcept {
+  if (t != DataType::String && s.rank() <= Shape::inline_rank) return nullptr;
+  return dynamic_cast<charged_resource*>(r);
+}
+std::size_t* slot_of(TensorStorage* p) noexcept {
+  return reinterpret_cast<std::size_t*>(reinterpret_cast<std::byte*>(p) + sizeof(TensorStorage));
+}
+// Heap bytes a string holds besides its object (none for a short string stored inside it).
+std::size_t heap_bytes(const std::string& x) noexcept {
+  const auto* obj = reinterpret_cast<const char*>(&x);
+  const bool inside = x.data() >= obj && x.data() < obj + sizeof(std::string);
+  return inside ? 0 : x.capacity() + 1;
+}
+
 void destroy_owned(TensorStorage* p) noexcept {
   if (p->dtype == DataType::String) {
     auto* d = static_cast<std::string*>(p->data());
     for (std::size_t i = 0; i < p->count; ++i) d[i].~basic_string();
   }
+  if (charged_resource* c = charging(p->resource, p->dtype, p->shape)) c->uncharge(*slot_of(p));
   std::pmr::memory_resource* r = p->resource;
   const std::size_t bytes = p->block_bytes;
   void* block = reinterpret_cast<std::byte*>(p) - p->block_offset;
@@ -175,21 +193,32 @@ TensorStorage* TensorStorage::create(DataType t, Shape s, std::pmr::memory_resou
   const std::size_t elem = dtype_size(t);  // throws TypeError for an invalid t
   const auto n = static_cast<std::size_t>(s.num_elements());
   constexpr std::size_t header = TensorStorage::header_bytes();
-  if (n > (std::numeric_limits<std::size_t>::max() - header - most_slack) / elem) {
+  if (n > (std::numeric_limits<std::size_t>::max() - header - most_slack - slot_bytes) / elem) {
     throw ShapeError("shape " + to_string(s) + " is too large to allocate");
   }
   if (r == nullptr) r = default_memory_resource();
+  charged_resource* const charged = charging(r, t, s);
+  const std::size_t slot = charged != nullptr ? slot_bytes : 0;
+  const std::size_t dims = s.rank() > Shape::inline_rank ? s.rank() * sizeof(std::int64_t) : 0;
   const std::size_t payload = n * elem;
   const std::size_t k = TensorStorage::colours(payload);
-  const std::size_t bytes = header + payload + (k - 1) * line;
-  void* block = r->allocate(bytes, block_alignment);
+  const std::size_t bytes = header + slot + payload + (k - 1) * line;
+  if (charged != nullptr && dims != 0) charged->charge(dims);  // before the block: a throw leaves nothing
+  void* block = nullptr;
+  try {
+    block = r->allocate(bytes, block_alignment);
+  } catch (...) {
+    if (charged != nullptr && dims != 0) charged->uncharge(dims);
+    throw;
+  }
   const std::size_t offset = k == 1 ? 0 : colour_of(block, k) * line;
   void* p = static_cast<std::byte*>(block) + offset;
-  void* data = static_cast<std::byte*>(p) + sizeof(TensorStorage);
+  void* data = static_cast<std::byte*>(p) + sizeof(TensorStorage) + slot;
   std::size_t space = alignment - 1 + payload;
   std::align(alignment, payload, data, space);  // cannot fail: `alignment - 1` bytes of slack
   auto* st = ::new (p) TensorStorage(t, std::move(s), n, data, Device{}, true, r, bytes, &destroy_owned);
   st->block_offset = static_cast<std::uint16_t>(offset);
+  if (charged != nullptr) *slot_of(st) = dims;
   if (t == DataType::String) {
     auto* d = static_cast<std::string*>(st->data());
     for (std::size_t i = 0; i < n; ++i) ::new (static_cast<void*>(d + i)) std::string();
@@ -197,6 +226,24 @@ TensorStorage* TensorStorage::create(DataType t, Shape s, std::pmr::memory_resou
     std::memset(st->data(), 0, n * elem);  // zero is 0, 0.0, false, half 0 and complex 0
   }
   return st;
+}
+
+void charge_strings(TensorStorage& st) {
+  if (st.destroy_ != &destroy_owned) return;
+  charged_resource* c = charging(st.resource, st.dtype, st.shape);
+  if (c == nullptr) return;
+  const auto* d = static_cast<const std::string*>(st.data());
+  std::size_t chars = 0;
+  for (std::size_t i = 0; i < st.count; ++i) chars += heap_bytes(d[i]);
+  const std::size_t dims = st.shape.rank() > Shape::inline_rank ? st.shape.rank() * sizeof(std::int64_t) : 0;
+  const std::size_t now = dims + chars;
+  std::size_t& charged = *slot_of(&st);
+  if (now > charged) {
+    c->charge(now - charged);  // may throw: nothing changed yet
+  } else {
+    c->uncharge(charged - now);
+  }
+  charged = now;
 }
 
 std::size_t check_adopt(DataType t, const Shape& s, const void* data, Device device, std::string_view what) {
@@ -325,6 +372,12 @@ bool equal(const Tensor& a, const Tensor& b) {
   if (a.dtype() != b.dtype() || !(a.shape() == b.shape())) return false;
   if (!a.device().is_host_readable()) detail::throw_not_host("equal", "the first tensor", a.device());
   if (!b.device().is_host_readable()) detail::throw_not_host("equal", "the second tensor", b.device());
+  if (a.dtype() == DataType::Bool) {  // as bytes: adopted memory may hold any byte
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      if (detail::bool_byte(a.data(), i) != detail::bool_byte(b.data(), i)) return false;
+    }
+    return true;
+  }
   return visit_dtype(a.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const auto x = a.values<T>();
@@ -345,8 +398,6 @@ void put(std::ostream& os, const T& v) {
     os << static_cast<float>(v);
   } else if constexpr (std::is_same_v<T, std::int8_t> || std::is_same_v<T, std::uint8_t>) {
     os << static_cast<int>(v);
-  } else if constexpr (std::is_same_v<T, bool>) {
-    os << (v ? "true" : "false");
   } else {
     os << v;
   }
@@ -359,12 +410,15 @@ std::string to_string(const Tensor& t, std::size_t max_values) {
   os << dtype_name(t.dtype()) << to_string(t.shape()) << '{';
   visit_dtype(t.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const auto v = t.values<T>();
-    for (std::size_t i = 0; i < v.size() && i < max_values; ++i) {
+    for (std::size_t i = 0; i < t.size() && i < max_values; ++i) {
       if (i) os << ", ";
-      put(os, v[i]);
+      if constexpr (std::is_same_v<T, bool>) {
+        os << (detail::bool_byte(t.data(), i) ? "true" : "false");  // a byte: adopted memory may hold any
+      } else {
+        put(os, t.values<T>()[i]);
+      }
     }
-    if (v.size() > max_values) os << ", ...";
+    if (t.size() > max_values) os << ", ...";
   });
   os << '}';
   return os.str();

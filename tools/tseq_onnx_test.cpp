@@ -1,23 +1,38 @@
 // tseq-onnx-test: runs ONNX backend test cases (model.onnx + test_data_set_*/) with tseq's
 // executor and compares the outputs with the expected ones.
 //
-//   tseq-onnx-test [--skip-missing] [--expect N] [limits] DIR...
+//   tseq-onnx-test [--skip-missing] [--expect N] [--follow-links] [limits] DIR...
 //
-// Each DIR is a case or a folder holding cases (searched recursively; symbolic links are
-// followed once, so a link loop ends). Prints "PASS name" or "FAIL name: reason" per case, then
-// "N passed, M failed". A folder that cannot be read is reported as a failure and the search
-// goes on. Exit status: 0 if all passed, 1 if any failed (or --expect N did not match the
-// number of cases), 2 on a usage error, 77 when --skip-missing is given and no DIR exists (so
-// that ctest reports the test as skipped).
+// Each DIR is a case or a folder holding cases, searched down to 64 folders deep. Prints
+// "PASS name" or "FAIL name: reason" per case, then "N passed, M failed". A folder that cannot be
+// read, or the search cannot enter, is reported as a failure and the search goes on. Exit status:
+// 0 if all passed, 1 if any failed (or --expect N did not match the number of cases), 2 on a
+// usage error, 77 when --skip-missing is given and no DIR exists (so that ctest reports the test
+// as skipped).
 //
-// Every case runs under session limits (a conformance runner meets models it did not write):
-//   --time-limit SECONDS        per test data set (default 60)
+// The folders are treated as hostile (docs/onnx.md, "Running untrusted models"):
+//  - A symbolic link (to a folder of cases, a model or a .pb file) is followed only when its
+//    target lies inside the DIR given; a link that leaves it fails its case ("leads outside").
+//    --follow-links follows every link. A folder reached twice (a link loop) is searched once,
+//    known by its device and inode.
+//  - model.onnx and every .pb must be a regular file (not a FIFO or a device) and is checked
+//    against the size limits before it is read.
+//  - Everything printed that came from a file or a folder name has its control characters
+//    escaped, so no name can forge a PASS line or the summary.
+//
+// Every case runs under limits (a conformance runner meets models it did not write):
+//   --time-limit SECONDS        per case: loading the model, reading and running every data
+//                               set (default 60)
 //   --max-loop-iterations N     per Loop node (default 1000000)
-//   --max-tensor-elements N     per tensor an operator makes (default 134217728)
-//   --max-tensor-bytes N        per tensor an operator makes (default 536870912)
-//   --max-run-bytes N           tensors alive in one run (default 2147483648)
+//   --max-tensor-elements N     per tensor an operator makes or a file holds (default 134217728)
+//   --max-tensor-bytes N        per tensor an operator makes or a file holds (default 536870912)
+//   --max-run-bytes N           tensors alive in one run, and per .pb file (default 2147483648)
 //   --max-sequence-length N     tensors in one sequence (default 1000000)
-//   --no-limits                 none of these
+//   --no-limits                 none of these, and no load limits
+// and loads models with tseq::onnx::LoadOptions::untrusted() (1 GiB files, 10^6 nodes, 4 KiB
+// names) within the case's time.
+
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -25,9 +40,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 #include "tseq/onnx/executor.hpp"
@@ -41,6 +59,74 @@ namespace {
 
 constexpr double kRtol = 1e-3;
 constexpr double kAtol = 1e-7;
+// Folders below a DIR the search enters (ONNX's own test data is 4 deep).
+constexpr int kMaxDepth = 64;
+// Bytes of one printed reason.
+constexpr std::size_t kMaxReason = 4000;
+
+using Clock = std::chrono::steady_clock;
+
+// `s` with control characters (and DEL) as \n, \t, \r or \xNN, cut past `max` bytes; tseq's own
+// messages already escape the names they quote, and this makes file and folder names safe too.
+std::string printable(std::string_view s, std::size_t max = kMaxReason) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (out.size() >= max) {
+      out += "...(" + std::to_string(s.size()) + " bytes)";
+      break;
+    }
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c < 0x20 || c == 0x7F) {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 0xF];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+std::string printable_path(const fs::path& p) { return printable(std::string_view(p.native())); }
+
+// The rules a search and its cases follow.
+struct Walk {
+  fs::path root;       // the DIR given, as given
+  fs::path real_root;  // its canonical form, what link targets are compared with
+  bool follow_links = false;
+};
+
+// Whether `real` (canonical) is real_root or lies under it.
+bool inside(const fs::path& real, const fs::path& real_root) {
+  auto r = real_root.begin();
+  auto p = real.begin();
+  for (; r != real_root.end(); ++r, ++p) {
+    if (p == real.end() || *p != *r) return false;
+  }
+  return true;
+}
+
+// An empty string if `p` may be used under the walk's rules, else why not. Only a symbolic link
+// costs a canonical() call; its parents were checked on the way down.
+std::string check_link(const fs::path& p, const Walk& w) {
+  std::error_code ec;
+  const fs::file_status st = fs::symlink_status(p, ec);
+  if (ec || !fs::is_symlink(st) || w.follow_links) return {};
+  const fs::path real = fs::canonical(p, ec);
+  if (ec) return printable_path(p) + ": a symbolic link that cannot be resolved (" + ec.message() + ")";
+  if (!inside(real, w.real_root)) {
+    return printable_path(p) + ": a symbolic link that leads outside " + printable_path(w.root) + " (to " +
+           printable_path(real) + "); --follow-links follows it";
+  }
+  return {};
+}
 
 // Sub-folders of dir, sorted; an error is returned in `error` instead of thrown.
 std::vector<fs::path> subdirectories(const fs::path& dir, std::string& error) {
@@ -56,57 +142,120 @@ std::vector<fs::path> subdirectories(const fs::path& dir, std::string& error) {
   return subs;
 }
 
-// Cases under dir; folders that cannot be read go to `unreadable` with the reason.
-void collect(const fs::path& dir, std::vector<fs::path>& cases,
-             std::vector<std::pair<fs::path, std::string>>& unreadable, std::set<fs::path>& seen) {
-  std::error_code ec;
-  const fs::path real = fs::canonical(dir, ec);
-  if (ec) {
-    unreadable.emplace_back(dir, ec.message());
-    return;
+struct Found {
+  std::vector<fs::path> cases;
+  std::vector<std::pair<fs::path, std::string>> refused;  // folders not searched, and why
+  std::set<std::pair<dev_t, ino_t>> seen;                 // folders searched, across all DIRs
+};
+
+// Cases under w.root, depth first in name order, without recursion: the stack holds each
+// pending folder once, and a folder is known by (device, inode), so a walk is linear in the
+// folders it meets.
+void collect(const Walk& w, Found& found) {
+  std::vector<std::pair<fs::path, int>> stack{{w.root, 0}};
+  while (!stack.empty()) {
+    auto [dir, depth] = std::move(stack.back());
+    stack.pop_back();
+    if (std::string why = check_link(dir, w); !why.empty()) {
+      found.refused.emplace_back(dir, std::move(why));
+      continue;
+    }
+    struct stat st {};
+    if (::stat(dir.c_str(), &st) != 0) {
+      found.refused.emplace_back(dir, printable_path(dir) + ": " + std::generic_category().message(errno));
+      continue;
+    }
+    if (!found.seen.emplace(st.st_dev, st.st_ino).second) continue;  // reached again: a loop or a duplicate
+    std::error_code ec;
+    if (fs::exists(dir / "model.onnx", ec)) {
+      found.cases.push_back(dir);
+      continue;
+    }
+    std::string error;
+    auto subs = subdirectories(dir, error);
+    if (!error.empty()) found.refused.emplace_back(dir, printable_path(dir) + ": cannot read the folder: " + error);
+    if (subs.empty()) continue;
+    if (depth == kMaxDepth) {
+      found.refused.emplace_back(dir, printable_path(dir) + ": folders nested more than " + std::to_string(kMaxDepth) +
+                                          " deep are not searched");
+      continue;
+    }
+    for (auto it = subs.rbegin(); it != subs.rend(); ++it) stack.emplace_back(std::move(*it), depth + 1);
   }
-  if (!seen.insert(real).second) return;  // reached again through a link: a loop, or a duplicate
-  if (fs::exists(dir / "model.onnx", ec)) {
-    cases.push_back(dir);
-    return;
-  }
-  std::string error;
-  const auto subs = subdirectories(dir, error);
-  if (!error.empty()) unreadable.emplace_back(dir, error);
-  for (const auto& s : subs) collect(s, cases, unreadable, seen);
 }
 
-// Runs every test_data_set_* of one case; returns an empty string on success, else the reason.
-std::string run_case(const fs::path& dir, const SessionOptions& limits) {
-  const Model model = Model::load(dir / "model.onnx");
+// What one case may use.
+struct Limits {
+  SessionOptions session;
+  LoadOptions load;
+  ReadLimits read;
+};
+
+// Time left of a case's budget; throws when it is used up. nullopt: no budget.
+std::chrono::nanoseconds left(std::optional<Clock::time_point> deadline, std::chrono::nanoseconds budget) {
+  if (!deadline) return std::chrono::nanoseconds(0);
+  const auto now = Clock::now();
+  if (now >= *deadline) {
+    throw RunStopped("the case's time limit of " +
+                     std::to_string(std::chrono::duration_cast<std::chrono::seconds>(budget).count()) +
+                     " s is used up");
+  }
+  return *deadline - now;
+}
+
+// Whether `f` exists (a dangling or refused link counts: it is reported when used).
+bool present(const fs::path& f) {
+  std::error_code ec;
+  return fs::exists(fs::symlink_status(f, ec));
+}
+
+// Runs every test_data_set_* of one case within one time budget (loading included); returns an
+// empty string on success, else the reason.
+std::string run_case(const fs::path& dir, const Walk& w, const Limits& lim) {
+  const std::chrono::nanoseconds budget = lim.session.time_limit;
+  std::optional<Clock::time_point> deadline;
+  if (budget.count() > 0) deadline = Clock::now() + budget;
+  const fs::path model_file = dir / "model.onnx";
+  if (std::string why = check_link(model_file, w); !why.empty()) return why;
+  LoadOptions load = lim.load;
+  if (deadline) load.time_limit = left(deadline, budget);
+  const Model model = Model::load(model_file, load);
   std::vector<fs::path> sets;
   std::string error;
   for (const auto& p : subdirectories(dir, error)) {
-    if (p.filename().string().rfind("test_data_set_", 0) == 0) sets.push_back(p);
+    if (p.filename().native().rfind("test_data_set_", 0) == 0) sets.push_back(p);
   }
   if (!error.empty()) return "cannot read the case's folder: " + error;
-  std::sort(sets.begin(), sets.end());
   if (sets.empty()) return "no test_data_set_* folder";
+  // A .pb file, refused when it is a link that leaves the root.
+  auto load_pb = [&](const fs::path& f, const ValueType& type) {
+    if (std::string why = check_link(f, w); !why.empty()) throw Error(why);
+    (void)left(deadline, budget);
+    return load_value(f, type, lim.read);
+  };
   for (const auto& set : sets) {
+    const std::string set_name = printable_path(set.filename());
+    if (std::string why = check_link(set, w); !why.empty()) return why;
     std::vector<Value> inputs;
-    for (std::size_t i = 0; fs::exists(set / ("input_" + std::to_string(i) + ".pb")); ++i) {
-      if (i >= model.inputs().size()) return set.filename().string() + ": more input files than graph inputs";
-      inputs.push_back(load_value(set / ("input_" + std::to_string(i) + ".pb"), model.inputs()[i].type));
+    for (std::size_t i = 0; present(set / ("input_" + std::to_string(i) + ".pb")); ++i) {
+      if (i >= model.inputs().size()) return set_name + ": more input files than graph inputs";
+      inputs.push_back(load_pb(set / ("input_" + std::to_string(i) + ".pb"), model.inputs()[i].type));
     }
-    Session session(model, limits);
+    SessionOptions options = lim.session;
+    options.time_limit = left(deadline, budget);
+    Session session(model, options);
     const std::vector<Value> outputs = session.run(std::move(inputs));
     std::size_t checked = 0;
-    for (std::size_t i = 0; fs::exists(set / ("output_" + std::to_string(i) + ".pb")); ++i) {
-      if (i >= outputs.size()) return set.filename().string() + ": more output files than graph outputs";
-      const Value expected = load_value(set / ("output_" + std::to_string(i) + ".pb"), model.outputs()[i].type);
+    for (std::size_t i = 0; present(set / ("output_" + std::to_string(i) + ".pb")); ++i) {
+      if (i >= outputs.size()) return set_name + ": more output files than graph outputs";
+      const Value expected = load_pb(set / ("output_" + std::to_string(i) + ".pb"), model.outputs()[i].type);
       std::string why;
       if (!all_close(outputs[i], expected, kRtol, kAtol, &why)) {
-        return set.filename().string() + " output " + std::to_string(i) + " ('" + model.outputs()[i].name +
-               "'): " + why;
+        return set_name + " output " + std::to_string(i) + " ('" + escape_name(model.outputs()[i].name) + "'): " + why;
       }
       ++checked;
     }
-    if (checked == 0) return set.filename().string() + ": no output_*.pb to compare";
+    if (checked == 0) return set_name + ": no output_*.pb to compare";
   }
   return {};
 }
@@ -114,9 +263,9 @@ std::string run_case(const fs::path& dir, const SessionOptions& limits) {
 }  // namespace
 
 constexpr const char* kUsage =
-    "usage: tseq-onnx-test [--skip-missing] [--expect N] [--time-limit SECONDS] [--max-loop-iterations N]\n"
-    "       [--max-tensor-elements N] [--max-tensor-bytes N] [--max-run-bytes N] [--max-sequence-length N]\n"
-    "       [--no-limits] DIR...\n";
+    "usage: tseq-onnx-test [--skip-missing] [--expect N] [--follow-links] [--time-limit SECONDS]\n"
+    "       [--max-loop-iterations N] [--max-tensor-elements N] [--max-tensor-bytes N] [--max-run-bytes N]\n"
+    "       [--max-sequence-length N] [--no-limits] DIR...\n";
 
 // A non-negative integer option value, or -1.
 long long number(const char* s) {
@@ -128,25 +277,27 @@ long long number(const char* s) {
 
 int main(int argc, char** argv) {
   bool skip_missing = false;
-  long expect = -1;
+  bool follow_links = false;
+  bool no_limits = false;
+  long long expect = -1;
   std::vector<fs::path> dirs;
-  SessionOptions limits;
-  limits.time_limit = std::chrono::seconds(60);
-  limits.max_loop_iterations = 1'000'000;
-  limits.max_tensor_elements = std::int64_t{1} << 27;
-  limits.max_tensor_bytes = std::int64_t{512} << 20;
-  limits.max_run_bytes = std::int64_t{2} << 30;
-  limits.max_sequence_length = 1'000'000;
+  SessionOptions session;
+  session.time_limit = std::chrono::seconds(60);
+  session.max_loop_iterations = 1'000'000;
+  session.max_tensor_elements = std::int64_t{1} << 27;
+  session.max_tensor_bytes = std::int64_t{512} << 20;
+  session.max_run_bytes = std::int64_t{2} << 30;
+  session.max_sequence_length = 1'000'000;
   const std::vector<std::pair<std::string, std::int64_t*>> numeric = {
-      {"--max-loop-iterations", &limits.max_loop_iterations},
-      {"--max-tensor-elements", &limits.max_tensor_elements},
-      {"--max-tensor-bytes", &limits.max_tensor_bytes},
-      {"--max-run-bytes", &limits.max_run_bytes},
-      {"--max-sequence-length", &limits.max_sequence_length}};
+      {"--max-loop-iterations", &session.max_loop_iterations},
+      {"--max-tensor-elements", &session.max_tensor_elements},
+      {"--max-tensor-bytes", &session.max_tensor_bytes},
+      {"--max-run-bytes", &session.max_run_bytes},
+      {"--max-sequence-length", &session.max_sequence_length}};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto it = std::find_if(numeric.begin(), numeric.end(), [&](const auto& o) { return o.first == a; });
-    if (it != numeric.end() || a == "--time-limit") {
+    if (it != numeric.end() || a == "--time-limit" || a == "--expect") {
       const long long v = i + 1 < argc ? number(argv[i + 1]) : -1;
       if (v < 0) {
         std::fprintf(stderr, "tseq-onnx-test: %s needs a non-negative integer\n", a.c_str());
@@ -155,20 +306,22 @@ int main(int argc, char** argv) {
       ++i;
       if (it != numeric.end()) {
         *it->second = v;
+      } else if (a == "--expect") {
+        expect = v;
       } else {
-        limits.time_limit = std::chrono::seconds(std::min<long long>(v, 100LL * 365 * 24 * 3600));
+        session.time_limit = std::chrono::seconds(std::min<long long>(v, 100LL * 365 * 24 * 3600));
       }
     } else if (a == "--no-limits") {
-      limits = SessionOptions{};
+      no_limits = true;
     } else if (a == "--skip-missing") {
       skip_missing = true;
-    } else if (a == "--expect" && i + 1 < argc) {
-      expect = std::strtol(argv[++i], nullptr, 10);
+    } else if (a == "--follow-links") {
+      follow_links = true;
     } else if (a == "-h" || a == "--help") {
       std::printf("%s", kUsage);
       return 0;
     } else if (!a.empty() && a[0] == '-') {
-      std::fprintf(stderr, "tseq-onnx-test: unknown option %s\n", a.c_str());
+      std::fprintf(stderr, "tseq-onnx-test: unknown option %s\n", printable(a).c_str());
       return 2;
     } else {
       dirs.emplace_back(a);
@@ -178,18 +331,32 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s", kUsage);
     return 2;
   }
-  std::vector<fs::path> cases;
-  std::vector<std::pair<fs::path, std::string>> unreadable;
-  std::set<fs::path> seen;
+  Limits limits;
+  if (no_limits) {
+    limits.session = SessionOptions{};
+  } else {
+    limits.session = session;
+    limits.load = LoadOptions::untrusted();
+    limits.read = session.read_limits();
+  }
+  Found found;
+  std::vector<std::pair<fs::path, Walk>> walks;  // each case with the rules of the DIR it came from
   bool any = false;
   for (const auto& d : dirs) {
     std::error_code ec;
     if (!fs::is_directory(d, ec)) {
-      std::printf("missing: %s is not a directory\n", d.string().c_str());
+      std::printf("missing: %s is not a directory\n", printable_path(d).c_str());
       continue;
     }
     any = true;
-    collect(d, cases, unreadable, seen);
+    Walk w{d, fs::canonical(d, ec), follow_links};
+    if (ec) {
+      found.refused.emplace_back(d, printable_path(d) + ": " + ec.message());
+      continue;
+    }
+    const std::size_t before = found.cases.size();
+    collect(w, found);
+    for (std::size_t i = before; i < found.cases.size(); ++i) walks.emplace_back(found.cases[i], w);
   }
   if (!any) {
     if (skip_missing) {
@@ -198,17 +365,17 @@ int main(int argc, char** argv) {
     }
     return 1;
   }
-  int passed = 0;
-  int failed = 0;
-  for (const auto& [dir, why] : unreadable) {
-    std::printf("FAIL %s: cannot read the folder: %s\n", dir.string().c_str(), why.c_str());
+  long long passed = 0;
+  long long failed = 0;
+  for (const auto& [dir, why] : found.refused) {
+    std::printf("FAIL %s\n", why.c_str());
     ++failed;
   }
-  for (const auto& c : cases) {
-    const std::string name = c.parent_path().filename().string() + "/" + c.filename().string();
+  for (const auto& [c, w] : walks) {
+    const std::string name = printable_path(c.parent_path().filename()) + "/" + printable_path(c.filename());
     std::string why;
     try {
-      why = run_case(c, limits);
+      why = run_case(c, w, limits);
     } catch (const std::exception& e) {
       why = e.what();
     }
@@ -216,13 +383,13 @@ int main(int argc, char** argv) {
       std::printf("PASS %s\n", name.c_str());
       ++passed;
     } else {
-      std::printf("FAIL %s: %s\n", name.c_str(), why.c_str());
+      std::printf("FAIL %s: %s\n", name.c_str(), printable(why).c_str());
       ++failed;
     }
   }
-  std::printf("%d passed, %d failed\n", passed, failed);
+  std::printf("%lld passed, %lld failed\n", passed, failed);
   if (expect >= 0 && passed + failed != expect) {
-    std::printf("expected %ld cases, found %d\n", expect, passed + failed);
+    std::printf("expected %lld cases, found %lld\n", expect, passed + failed);
     return 1;
   }
   return failed == 0 ? 0 : 1;

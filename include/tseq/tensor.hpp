@@ -113,6 +113,20 @@ std::ostream& operator<<(std::ostream& os, const Shape& s);
 
 namespace detail {
 
+// A memory resource that also counts memory a tensor holds outside its block: the characters
+// of string elements (std::string's own allocations) and a shape's dims past
+// Shape::inline_rank. An owned block from such a resource has an 8-byte charge slot after its
+// header (string tensors and shapes past inline_rank only) holding what was charged for it;
+// create() charges the dims, TensorBuffer::freeze() the characters (the change since the last
+// freeze), and the block's destruction releases the slot's amount. The executor's run budget
+// (max_run_bytes) is one; other resources see no difference.
+class charged_resource : public std::pmr::memory_resource {
+ public:
+  // Counts `bytes` more; throws (a tseq::Error naming the limit) if that passes a limit.
+  virtual void charge(std::size_t bytes) = 0;
+  virtual void uncharge(std::size_t bytes) noexcept = 0;
+};
+
 // The shared header of a payload. Two kinds:
 //  - owned: one block from `resource` holding this header, then the elements at the next
 //    64-byte boundary (plain allocation plus slack: an aligned operator new costs about 4x
@@ -211,12 +225,20 @@ struct CallbackOwner {
   }
 };
 
+// Brings a string tensor's charge (charged_resource) up to date with its characters. O(n).
+void charge_strings(TensorStorage& s);
+
 // Validates an adoption; returns the element count. Throws TypeError (string or bad dtype),
 // ShapeError (bad shape), Error (null data with elements, misaligned host data, bad device).
 std::size_t check_adopt(DataType t, const Shape& s, const void* data, Device device, std::string_view what);
 // Bool elements must be the bytes 0 and 1 (any other byte read as a C++ bool is undefined):
 // Error "what: bool element I holds the byte B; a bool must be 0 or 1<hint>". O(n).
 void check_bool_bytes(const void* data, std::size_t n, std::string_view what, std::string_view hint = {});
+// Bool element i of a host-readable payload, read as its byte (nonzero: true): defined for
+// any byte an adopted payload holds. Precondition: i < the element count.
+[[nodiscard]] inline bool bool_byte(const void* data, std::size_t i) noexcept {
+  return static_cast<const unsigned char*>(data)[i] != 0;
+}
 
 // s.num_elements(), its ShapeError prefixed with `prefix` ("SplitToSequence: the result's ").
 std::int64_t num_elements(const Shape& s, std::string_view prefix);
@@ -293,6 +315,12 @@ class Tensor {
   /// `data` may be null only when the shape has no elements. On a host-readable device it
   /// must be aligned for the element type (64-byte alignment is not needed). With
   /// Access::writable, into_buffer() on the only handle returns this memory for writing.
+  ///
+  /// Bool payloads: every byte must be 0 or 1 (a C++ bool holding another byte is undefined
+  /// behaviour). adopt does not scan the payload (O(1)); tseq's own readers (to_string, equal,
+  /// the executor) read bool elements as bytes (nonzero is true), but values<bool>() hands the
+  /// memory to the caller as bool. Check foreign memory with a scan first, as the Python and
+  /// torch bridges do.
   ///
   /// Throws TypeError for a string dtype (string payloads are std::string objects that tseq
   /// owns) or an invalid dtype, ShapeError for a negative dim or a size that overflows, Error
@@ -424,7 +452,13 @@ class TensorBuffer {
   }
 
   /// The finished tensor; the buffer is left empty.
-  [[nodiscard]] Tensor freeze() && { return Tensor(std::move(s_)); }
+  ///
+  /// Throws only for a string buffer from the executor's run budget whose characters pass
+  /// max_run_bytes (the buffer is then unchanged).
+  [[nodiscard]] Tensor freeze() && {
+    if (s_ && s_->dtype == DataType::String) detail::charge_strings(*s_);
+    return Tensor(std::move(s_));
+  }
 
  private:
   friend class Tensor;

@@ -30,6 +30,9 @@ Values run_loop(const Node& n, Inputs& in, const Scope& scope, Context& cx) {
   const std::size_t n_scan = body.outputs.size() - 1 - carried.size();  // checked at load
   std::vector<std::vector<Tensor>> scans(n_scan);
   std::vector<std::int64_t> scan_elements(n_scan, 0);
+  // The scans' handles are not charged to the budget while the loop runs: each iteration
+  // checks that they fit what is left of it.
+  std::int64_t scan_handles = 0;
   for (std::int64_t i = 0; i < trips && cond; ++i) {
     if (i >= cx.options.max_loop_iterations) {
       throw Error("Loop: more than " + std::to_string(cx.options.max_loop_iterations) +
@@ -44,6 +47,13 @@ Values run_loop(const Node& n, Inputs& in, const Scope& scope, Context& cx) {
     if (!out[0].is_tensor()) throw TypeError("Loop: the body's condition output must be a tensor");
     cond = bool_scalar(out[0].tensor(), "Loop body condition");
     for (std::size_t c = 0; c < carried.size(); ++c) carried[c] = std::move(out[1 + c]);
+    if (n_scan > 0) {
+      scan_handles = tseq::detail::checked_add(scan_handles, static_cast<std::int64_t>(n_scan), "Loop",
+                                               "the scan outputs' tensor count");
+      cx.check_run_bytes(
+          tseq::detail::checked_mul(scan_handles, Context::sequence_element_bytes, "Loop", "the scan outputs' storage"),
+          "Loop scan outputs");
+    }
     for (std::size_t k = 0; k < n_scan; ++k) {
       const Value& v = out[1 + carried.size() + k];
       if (!v.is_tensor()) throw TypeError("Loop: scan outputs must be tensors");
@@ -75,6 +85,14 @@ Values run_sequence_map(const Node& n, Inputs& in, const Scope& scope, Context& 
   const TensorSequence first = take_sequence(in, 0);
   const std::size_t count = first.size();
   std::vector<TensorSequence::container_type::builder> outs(body.outputs.size());
+  // Every output is a sequence of `count` tensors, built here and not charged to the budget:
+  // checked against the limits before the first element is mapped.
+  cx.check_sequence(static_cast<std::int64_t>(count), "SequenceMap");
+  cx.check_run_bytes(tseq::detail::checked_mul(tseq::detail::checked_mul(static_cast<std::int64_t>(count),
+                                                                         static_cast<std::int64_t>(outs.size()),
+                                                                         "SequenceMap", "the outputs' tensor count"),
+                                               Context::sequence_element_bytes, "SequenceMap", "the outputs' storage"),
+                     "SequenceMap");
   for (std::size_t i = 0; i < count; ++i) {
     if (cx.stoppable) cx.check_stop("SequenceMap element", static_cast<std::int64_t>(i));
     Values args;

@@ -58,18 +58,28 @@ const OpInfo* find_op(std::string_view op, int opset);
 // True if tseq runs `op` at some opset.
 bool known_op(std::string_view op);
 
+// Names are views into the model's protobuf, which every Graph keeps alive (Graph::model): a
+// node costs a few hundred bytes however long its names are, and messages are built only when
+// one is thrown (label()).
 struct Node {
   const ::onnx::NodeProto* proto = nullptr;
-  std::string op;
-  std::string label;  // "node 3 'name' (Op)" for messages
+  std::int64_t index = 0;  // position in its graph's NodeProto list
+  std::string_view op;
   const OpInfo* info = nullptr;
   int opset = 0;
-  std::vector<std::string> inputs;
-  std::vector<std::string> outputs;
+  std::vector<std::string_view> inputs;
+  std::vector<std::string_view> outputs;
   std::map<std::string, std::shared_ptr<Graph>> subgraphs;  // by attribute name
   std::vector<bool> move_input;                             // input j may be moved: this node is that value's last use
   std::vector<int> in_slots;  // slot of input j; -1: absent ("") or from an enclosing graph
   std::vector<int> out_slots;
+
+  // "node 3 'name' (Op)" for messages (names escaped: escape_name).
+  [[nodiscard]] std::string label() const {
+    std::string r = "node " + std::to_string(index);
+    if (!proto->name().empty()) r += " '" + escape_name(proto->name()) + "'";
+    return r + " (" + escape_name(op) + ")";
+  }
 };
 
 struct Graph {
@@ -77,13 +87,13 @@ struct Graph {
   std::string name;
   std::vector<ValueInfo> inputs;
   std::vector<ValueInfo> outputs;
-  std::vector<bool> input_typed;     // declared (or, for subgraphs, given by the calling node)
-  std::vector<bool> output_typed;    // declared or inferred: all true once the model is loaded
-  std::vector<Node> nodes;           // in execution order
-  std::set<std::string> free_names;  // taken from enclosing graphs
+  std::vector<bool> input_typed;          // declared (or, for subgraphs, given by the calling node)
+  std::vector<bool> output_typed;         // declared or inferred: all true once the model is loaded
+  std::vector<Node> nodes;                // in execution order
+  std::set<std::string_view> free_names;  // taken from enclosing graphs
   // Every value defined here (inputs, initializers, node outputs) lives in a slot of the run's
   // scope: no map look-up or allocation per value at run time.
-  std::unordered_map<std::string, int> slot_of;
+  std::unordered_map<std::string_view, int> slot_of;
   std::vector<int> input_slots;
   std::vector<int> output_slots;  // -1: an output taken from an enclosing graph
   // Output i may be moved out of its slot: no later output names the same value (an output
@@ -115,6 +125,9 @@ struct Context {
   // Throws Error unless `bytes` more would fit the run's byte budget (for operators that make
   // many tensors at once: checked before the first is made).
   void check_run_bytes(std::int64_t bytes, std::string_view op) const;
+  // Bytes of sequence storage counted per element by the pre-checks (check_run_bytes): a
+  // handle and its share of the tree's nodes.
+  static constexpr std::int64_t sequence_element_bytes = 16;
 };
 
 struct Scope {
@@ -125,7 +138,7 @@ struct Scope {
   explicit Scope(const Graph& g, const Scope* p = nullptr) : graph(&g), slots(g.slot_of.size()), parent(p) {}
 
   // A value by name, here or in an enclosing scope (subgraphs read outer values this way).
-  [[nodiscard]] const Value* find(const std::string& name) const {
+  [[nodiscard]] const Value* find(std::string_view name) const {
     for (const Scope* s = this; s != nullptr; s = s->parent) {
       auto it = s->graph->slot_of.find(name);
       if (it != s->graph->slot_of.end() && s->slots[static_cast<std::size_t>(it->second)]) {

@@ -71,7 +71,7 @@ bool bool_scalar(const Tensor& t, const char* what) {
                     " of shape " + to_string(t.shape()));
   }
   check_host(t, what);
-  return t.value<bool>(0);
+  return tseq::detail::bool_byte(t.data(), 0);  // a byte: adopted memory may hold any
 }
 
 std::vector<std::int64_t> int_list(const Tensor& t, const char* what) {
@@ -118,25 +118,46 @@ std::vector<std::int64_t> strides_of(const Shape& s) {
 
 // Copies elements of `src` picked by an affine index map into a new tensor of shape `out`:
 // element (i0, i1, ...) of the result is src at offset base + sum(i_d * step[d]).
+//
+// The walk is over the axes that matter: extent-1 axes are dropped and an axis that continues
+// its inner neighbour (step == inner step * inner extent) is merged into it, so the odometer
+// costs O(1) per element whatever the rank (an Unsqueeze to rank 64 is one flat copy). The
+// deadline is checked every 2^16 elements. Bools are copied as bytes (adopted memory may hold
+// any byte; copying it as bool would be undefined).
 Tensor gather(const Tensor& src, const Shape& out, std::int64_t base, const std::vector<std::int64_t>& step,
-              std::pmr::memory_resource* resource) {
-  TensorBuffer b(src.dtype(), out, resource);
-  const std::size_t r = out.rank();
+              const Context& cx, std::string_view op) {
+  TensorBuffer b(src.dtype(), out, cx.resource);
   const auto total = static_cast<std::size_t>(out.num_elements());
+  if (total == 0) return std::move(b).freeze();
+  std::vector<std::int64_t> ext;  // outermost first
+  std::vector<std::int64_t> st;
+  for (std::size_t d = 0; d < out.rank(); ++d) {
+    if (out[d] == 1) continue;
+    if (!ext.empty() && st.back() == step[d] * out[d]) {  // the outer axis continues this one
+      ext.back() *= out[d];                               // at most total: fits
+      st.back() = step[d];
+      continue;
+    }
+    ext.push_back(out[d]);
+    st.push_back(step[d]);
+  }
+  const std::size_t r = ext.size();
   visit_dtype(src.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const auto from = src.values<T>();
-    auto to = b.values<T>();
+    using E = std::conditional_t<std::is_same_v<T, bool>, unsigned char, T>;
+    const E* from = static_cast<const E*>(src.data());
+    E* to = static_cast<E*>(b.data());
     std::vector<std::int64_t> idx(r, 0);
     std::int64_t off = base;
     for (std::size_t i = 0; i < total; ++i) {
+      if ((i & 0xFFFF) == 0xFFFF && cx.stoppable) cx.check_stop(op);
       to[i] = from[static_cast<std::size_t>(off)];
       for (std::size_t d = r; d-- > 0;) {  // odometer increment
-        if (++idx[d] < out[d]) {
-          off += step[d];
+        if (++idx[d] < ext[d]) {
+          off += st[d];
           break;
         }
-        off -= step[d] * (idx[d] - 1);
+        off -= st[d] * (idx[d] - 1);
         idx[d] = 0;
       }
     }
@@ -144,8 +165,8 @@ Tensor gather(const Tensor& src, const Shape& out, std::int64_t base, const std:
   return std::move(b).freeze();
 }
 
-Tensor with_shape(const Tensor& t, const Shape& s, std::pmr::memory_resource* resource) {
-  return gather(t, s, 0, strides_of(s), resource);  // same row-major order, new dims
+Tensor with_shape(const Tensor& t, const Shape& s, const Context& cx, std::string_view op) {
+  return gather(t, s, 0, strides_of(s), cx, op);  // same row-major order, new dims: one flat copy
 }
 
 Shape broadcast_shape(const Shape& a, const Shape& b) {
@@ -202,8 +223,8 @@ Values add(const Node&, Inputs& in, const Scope&, Context& cx) {
   // Two broadcast copies and the result (their size fits: check_tensor multiplied it out).
   const std::int64_t bytes = out.num_elements() * static_cast<std::int64_t>(dtype_size(a.dtype()));
   cx.check_run_bytes(tseq::detail::checked_mul(bytes, 3, "Add", "the operands' and the result's bytes"), "Add");
-  const Tensor x = gather(a, out, 0, broadcast_strides(a.shape(), out), cx.resource);
-  const Tensor y = gather(b, out, 0, broadcast_strides(b.shape(), out), cx.resource);
+  const Tensor x = gather(a, out, 0, broadcast_strides(a.shape(), out), cx, "Add");
+  const Tensor y = gather(b, out, 0, broadcast_strides(b.shape(), out), cx, "Add");
   TensorBuffer r(a.dtype(), out, cx.resource);
   visit_dtype(a.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -211,7 +232,10 @@ Values add(const Node&, Inputs& in, const Scope&, Context& cx) {
       const auto p = x.values<T>();
       const auto q = y.values<T>();
       auto o = r.values<T>();
-      for (std::size_t i = 0; i < o.size(); ++i) o[i] = add_values<T>(p[i], q[i]);
+      for (std::size_t i = 0; i < o.size(); ++i) {
+        if ((i & 0xFFFF) == 0xFFFF && cx.stoppable) cx.check_stop("Add");
+        o[i] = add_values<T>(p[i], q[i]);
+      }
     }
   });
   return one(std::move(r).freeze());
@@ -301,7 +325,7 @@ Values slice(const Node& n, Inputs& in, const Scope&, Context& cx) {
     // |step| * stride * (count - 1) stays inside the tensor and fits.
     if (dims[d] > 1) istep[d] = step[d] * st[d];
   }
-  return one(gather(data, out, base, istep, cx.resource));
+  return one(gather(data, out, base, istep, cx, "Slice"));
 }
 
 Values unsqueeze(const Node& n, Inputs& in, const Scope&, Context& cx) {
@@ -334,7 +358,7 @@ Values unsqueeze(const Node& n, Inputs& in, const Scope&, Context& cx) {
   }
   const Shape out(std::span<const std::int64_t>{dims});
   cx.check_tensor(out, data.dtype(), "Unsqueeze");
-  return one(with_shape(data, out, cx.resource));
+  return one(with_shape(data, out, cx, "Unsqueeze"));
 }
 
 Values constant(const Node& n, Inputs&, const Scope&, Context& cx) {
@@ -478,7 +502,9 @@ Values logical_not(const Node&, Inputs& in, const Scope&, Context& cx) {
   check_host(x, "Not: input 0");
   in[0].reset();  // at the input's last use x is now its only handle: into_buffer reuses its memory
   TensorBuffer b = std::move(x).into_buffer(cx.resource);
-  for (bool& e : b.values<bool>()) e = !e;
+  // Read and written as bytes (adopted memory may hold any byte; the result holds 0 and 1).
+  auto* bytes = static_cast<unsigned char*>(b.data());
+  for (std::size_t i = 0; i < b.size(); ++i) bytes[i] = bytes[i] == 0 ? 1 : 0;
   return one(std::move(b).freeze());
 }
 

@@ -2,21 +2,88 @@
 // (linear time), last uses, value slots, and the types of every graph and subgraph output.
 
 #include <algorithm>
+#include <chrono>
 #include <limits>
+#include <new>
 #include <queue>
 
 #include "graph.hpp"
 #include "tseq/onnx/proto.hpp"
+#include "wire.hpp"
 
 namespace tseq::onnx::detail {
 
 namespace {
 
+using ::onnx::AttributeProto;
+
+// Where a graph sits, for messages: a chain up to the model, turned into a string only when a
+// message is thrown (a long name times many nodes or subgraphs must cost nothing otherwise).
+struct Ctx {
+  const Ctx* parent = nullptr;
+  std::string_view model;      // the top graph: the model's name
+  const Node* node = nullptr;  // a subgraph: the node and attribute holding it
+  std::string_view attribute;
+  std::string_view graph;  // the graph's own name
+
+  [[nodiscard]] std::string str() const {
+    std::string r = parent == nullptr
+                        ? escape_name(model, 1024)
+                        : parent->str() + ": " + node->label() + " attribute '" + escape_name(attribute) + "'";
+    if (!graph.empty()) r += " graph '" + escape_name(graph) + "'";
+    return r;
+  }
+  [[noreturn]] void fail(const std::string& what) const { throw Error(str() + ": " + what); }
+  [[noreturn]] void fail(const Node& n, const std::string& what) const {
+    throw Error(str() + ": " + n.label() + ": " + what);
+  }
+};
+
+// One load: the limits and what has been spent of them.
 struct Loader {
   std::shared_ptr<const ::onnx::ModelProto> model;
   int opset;
-  std::pmr::memory_resource* resource;
+  const LoadOptions& options;
+  std::chrono::steady_clock::time_point deadline;
+  bool timed;
+  std::int64_t nodes = 0;  // compiled so far, every graph
+  std::int64_t bytes = 0;  // the parse estimate, initializers and the graph so far
+
+  void name(std::string_view s, const Ctx& c, const char* what) const {
+    if (static_cast<std::int64_t>(s.size()) > options.max_name_bytes) {
+      c.fail(std::string(what) + " '" + escape_name(s) + "' has " + std::to_string(s.size()) +
+             " bytes, over LoadOptions::max_name_bytes of " + std::to_string(options.max_name_bytes));
+    }
+  }
+  void charge(std::int64_t b, const Ctx& c) {
+    bytes = b > std::numeric_limits<std::int64_t>::max() - bytes ? std::numeric_limits<std::int64_t>::max() : bytes + b;
+    if (bytes > options.max_bytes) {
+      c.fail("loading would take about " + std::to_string(bytes) + " bytes, over LoadOptions::max_bytes of " +
+             std::to_string(options.max_bytes));
+    }
+  }
+  void check_time(const Ctx& c) const {
+    if (timed && std::chrono::steady_clock::now() > deadline) {
+      const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(options.time_limit).count();
+      c.fail("loading took longer than its time limit of " +
+             (ms > 0 ? std::to_string(ms) + " ms" : std::to_string(options.time_limit.count()) + " ns") +
+             " (LoadOptions::time_limit)");
+    }
+  }
+  // Counts one node against max_nodes; the clock is read every 256 nodes.
+  void count_node(const Ctx& c) {
+    if (++nodes > options.max_nodes) {
+      c.fail("the model has more than " + std::to_string(options.max_nodes) + " nodes (LoadOptions::max_nodes)");
+    }
+    if ((nodes & 255) == 0) check_time(c);
+  }
 };
+
+// What a node's graph-level bookkeeping costs, for LoadOptions::max_bytes: the Node, its
+// vectors and the slot-map entries of its outputs.
+std::int64_t node_bytes(const ::onnx::NodeProto& np) {
+  return static_cast<std::int64_t>(sizeof(Node)) + 48 * (np.input_size() + np.output_size()) + 64;
+}
 
 // Number of inputs a node gives: trailing "" (omitted optional inputs) past the required
 // ones do not count.
@@ -26,288 +93,414 @@ int given_inputs(const ::onnx::NodeProto& np, int required) {
   return k;
 }
 
-void check_node(const Node& n, const ::onnx::NodeProto& np, const std::string& ctx) {
+// The type ONNX gives each attribute tseq reads; an attribute of another type (or of none) is
+// refused at load, as ONNX's checker does, instead of being read as a default.
+AttributeProto::AttributeType expected_type(std::string_view name) {
+  static const std::pair<std::string_view, AttributeProto::AttributeType> table[] = {
+      {"axis", AttributeProto::INT},
+      {"keepdims", AttributeProto::INT},
+      {"new_axis", AttributeProto::INT},
+      {"dtype", AttributeProto::INT},
+      {"start", AttributeProto::INT},
+      {"end", AttributeProto::INT},
+      {"starts", AttributeProto::INTS},
+      {"ends", AttributeProto::INTS},
+      {"axes", AttributeProto::INTS},
+      {"value", AttributeProto::TENSOR},
+      {"value_float", AttributeProto::FLOAT},
+      {"value_floats", AttributeProto::FLOATS},
+      {"value_int", AttributeProto::INT},
+      {"value_ints", AttributeProto::INTS},
+      {"value_string", AttributeProto::STRING},
+      {"value_strings", AttributeProto::STRINGS},
+      {"type", AttributeProto::TYPE_PROTO},
+      {"then_branch", AttributeProto::GRAPH},
+      {"else_branch", AttributeProto::GRAPH},
+      {"body", AttributeProto::GRAPH},
+  };
+  for (const auto& [n, t] : table) {
+    if (n == name) return t;
+  }
+  return AttributeProto::UNDEFINED;  // not read by tseq
+}
+
+// Attribute names are unique in a node, and those tseq reads have ONNX's type. O(a log a).
+void check_attributes(const Node& n, const ::onnx::NodeProto& np, const Ctx& c, const Loader& L) {
+  std::vector<std::string_view> names;
+  names.reserve(static_cast<std::size_t>(np.attribute_size()));
+  for (const auto& a : np.attribute()) {
+    L.name(a.name(), c, "attribute");
+    names.push_back(a.name());
+    const auto want = expected_type(a.name());
+    if (want != AttributeProto::UNDEFINED && a.type() != want) {
+      c.fail(n, "attribute '" + escape_name(a.name()) + "' has type " +
+                    std::string(AttributeProto::AttributeType_Name(a.type())) + "; ONNX gives it type " +
+                    std::string(AttributeProto::AttributeType_Name(want)));
+    }
+    if (a.type() == AttributeProto::GRAPHS) c.fail(n, "graph-list attributes are not supported");
+  }
+  std::sort(names.begin(), names.end());
+  const auto dup = std::adjacent_find(names.begin(), names.end());
+  if (dup != names.end()) c.fail(n, "attribute '" + escape_name(*dup) + "' is given twice");
+}
+
+void check_node(const Node& n, const ::onnx::NodeProto& np, const Ctx& c) {
   const OpInfo& op = *n.info;
-  const std::string at = ctx + ": " + n.label + ": ";
   const int given = given_inputs(np, op.min_inputs);
   if (given < op.min_inputs || (op.max_inputs >= 0 && given > op.max_inputs)) {
     const std::string range = op.max_inputs < 0 ? "at least " + std::to_string(op.min_inputs)
                               : op.min_inputs == op.max_inputs
                                   ? std::to_string(op.min_inputs)
                                   : std::to_string(op.min_inputs) + " to " + std::to_string(op.max_inputs);
-    throw Error(at + "takes " + range + " inputs at opset " + std::to_string(n.opset) + ", the node gives " +
-                std::to_string(given));
+    c.fail(n, "takes " + range + " inputs at opset " + std::to_string(n.opset) + ", the node gives " +
+                  std::to_string(given));
   }
   for (int j = 0; j < op.min_inputs; ++j) {
     const bool may_be_empty =
         std::find(op.optional_inputs.begin(), op.optional_inputs.end(), j) != op.optional_inputs.end();
-    if (!may_be_empty && np.input(j).empty()) throw Error(at + "input " + std::to_string(j) + " is required");
+    if (!may_be_empty && np.input(j).empty()) c.fail(n, "input " + std::to_string(j) + " is required");
   }
   for (std::string_view a : op.required_attributes) {
-    if (attribute(n, a) == nullptr) throw Error(at + "attribute '" + std::string(a) + "' is required");
+    if (attribute(n, a) == nullptr) c.fail(n, "attribute '" + std::string(a) + "' is required");
   }
   for (std::string_view g : op.required_graphs) {
-    if (!n.subgraphs.contains(std::string(g))) {
-      throw Error(at + "graph attribute '" + std::string(g) + "' is required");
-    }
+    if (!n.subgraphs.contains(std::string(g))) c.fail(n, "graph attribute '" + std::string(g) + "' is required");
   }
-  if (np.output_size() == 0 || np.output(0).empty()) throw Error(at + "the node has no output");
+  if (np.output_size() == 0 || np.output(0).empty()) c.fail(n, "the node has no output");
   if (n.op == "Constant") {
     int values = 0;
     for (const auto& a : np.attribute()) {
-      if (a.name() == "sparse_value") throw Error(at + "sparse_value is not supported (sparse tensors)");
+      if (a.name() == "sparse_value") c.fail(n, "sparse_value is not supported (sparse tensors)");
       if (a.name().rfind("value", 0) == 0) ++values;
     }
     if (values != 1) {
-      throw Error(at +
-                  "needs exactly one value attribute (value, value_float(s), value_int(s), value_string(s)), got " +
-                  std::to_string(values));
+      c.fail(n, "needs exactly one value attribute (value, value_float(s), value_int(s), value_string(s)), got " +
+                    std::to_string(values));
     }
   }
   if (n.op == "SequenceEmpty") {
     try {
       (void)sequence_empty_dtype(n);
     } catch (const TypeError& e) {
-      throw TypeError(at + e.what());
+      throw TypeError(c.str() + ": " + n.label() + ": " + e.what());
     }
   }
   auto body_arity = [&](const char* graph, std::size_t inputs, std::size_t outputs, const char* why) {
     const Graph& b = *n.subgraphs.at(graph);
     if (b.inputs.size() != inputs || b.outputs.size() != outputs) {
-      throw Error(at + "its '" + graph + "' graph has " + std::to_string(b.inputs.size()) + " inputs and " +
-                  std::to_string(b.outputs.size()) + " outputs; " + why + " it needs " + std::to_string(inputs) +
-                  " and " + std::to_string(outputs));
+      c.fail(n, "its '" + std::string(graph) + "' graph has " + std::to_string(b.inputs.size()) + " inputs and " +
+                    std::to_string(b.outputs.size()) + " outputs; " + why + " it needs " + std::to_string(inputs) +
+                    " and " + std::to_string(outputs));
     }
   };
   const auto outs = static_cast<std::size_t>(np.output_size());
   if (n.op == "Loop") {
     const auto carried = static_cast<std::size_t>(std::max(given, 2) - 2);
-    if (outs < carried) throw Error(at + "has " + std::to_string(carried) + " loop-carried inputs but fewer outputs");
+    if (outs < carried) c.fail(n, "has " + std::to_string(carried) + " loop-carried inputs but fewer outputs");
     body_arity("body", 2 + carried, 1 + outs, "with its loop-carried values and outputs");
   } else if (n.op == "If") {
     const Graph& t = *n.subgraphs.at("then_branch");
     const Graph& e = *n.subgraphs.at("else_branch");
     if (t.outputs.size() != outs || e.outputs.size() != outs) {
-      throw Error(at + "its branches have " + std::to_string(t.outputs.size()) + " and " +
-                  std::to_string(e.outputs.size()) + " outputs; the node has " + std::to_string(outs));
+      c.fail(n, "its branches have " + std::to_string(t.outputs.size()) + " and " + std::to_string(e.outputs.size()) +
+                    " outputs; the node has " + std::to_string(outs));
     }
   } else if (n.op == "SequenceMap") {
     body_arity("body", static_cast<std::size_t>(given), outs, "for the node's inputs and outputs");
   } else if (outs != 1) {
-    throw Error(at + "has " + std::to_string(outs) + " outputs; " + n.op + " has one");
+    c.fail(n, "has " + std::to_string(outs) + " outputs; " + std::string(n.op) + " has one");
   }
 }
 
-std::shared_ptr<Graph> compile(const ::onnx::GraphProto& gp, const Loader& L, const std::string& where, bool top) {
-  auto g = std::make_shared<Graph>();
-  g->model = L.model;
-  g->name = gp.name();
-  const std::string ctx = where + (gp.name().empty() ? "" : " graph '" + gp.name() + "'");
-  // Who defines each name here: one producer per name.
-  std::unordered_map<std::string, std::string> producer;
-  auto define = [&](const std::string& name, const std::string& by) {
-    if (name.empty()) return;
-    auto [it, fresh] = producer.try_emplace(name, by);
-    if (!fresh) throw Error(ctx + ": " + by + " defines '" + name + "', which " + it->second + " already defines");
-  };
-  std::vector<std::pair<std::string, Value>> initializers;  // placed in slots below
-  if (gp.sparse_initializer_size() > 0) throw Error(ctx + ": sparse initializers are not supported");
-  std::set<std::string> with_init;
-  for (const auto& t : gp.initializer()) {
-    define(t.name(), "initializer '" + t.name() + "'");
-    with_init.insert(t.name());
-    initializers.emplace_back(t.name(), from_proto(t, ctx + ": initializer '" + t.name() + "'", L.resource));
+std::shared_ptr<Graph> compile(const ::onnx::GraphProto& gp, Loader& L, const Ctx& c, bool top, int depth);
+
+// Who defines a value of a graph: an input, an initializer, or node k (>= 0).
+constexpr int kByInput = -1;
+constexpr int kByInitializer = -2;
+
+// The passes of compile(), in order, over one graph.
+struct Compiler {
+  const ::onnx::GraphProto& gp;
+  Loader& L;
+  const Ctx& c;
+  bool top;
+  int depth;
+  std::shared_ptr<Graph> g = std::make_shared<Graph>();
+  std::vector<int> producer;  // by slot: kByInput, kByInitializer or the node (index into pending)
+  std::vector<Node> pending;  // nodes in the file's order
+  std::vector<std::pair<int, Value>> initializers;
+
+  Compiler(const ::onnx::GraphProto& p, Loader& l, const Ctx& x, bool t, int d) : gp(p), L(l), c(x), top(t), depth(d) {}
+
+  [[nodiscard]] std::string by(int who, std::string_view name) const {
+    if (who == kByInput) return "input '" + escape_name(name) + "'";
+    if (who == kByInitializer) return "initializer '" + escape_name(name) + "'";
+    return pending[static_cast<std::size_t>(who)].label();
   }
-  for (const auto& vi : gp.input()) {
-    ValueInfo info{vi.name(), ValueType{}, with_init.contains(vi.name())};
-    if (!info.has_default) define(vi.name(), "input '" + vi.name() + "'");  // an input may name its default
-    const bool typed = vi.has_type();
-    if (typed) {
-      info.type = from_proto(vi.type(), ctx + ": input '" + vi.name() + "'");
-      if (info.has_default) {
-        const auto& init = std::find_if(initializers.begin(), initializers.end(), [&](const auto& p) {
-                             return p.first == vi.name();
-                           })->second;
-        if (!(ValueType::tensor(init.tensor().dtype()) == info.type)) {
-          throw TypeError(ctx + ": input '" + vi.name() + "' is declared " + to_string(info.type) +
-                          " but its initializer is " + to_string(ValueType::tensor(init.tensor().dtype())));
-        }
-      }
-    } else if (top) {
-      throw Error(ctx + ": input '" + vi.name() + "' has no type");
+  // One producer per name; the value gets a slot of the run's scope.
+  int define(std::string_view name, int who) {
+    auto [it, fresh] = g->slot_of.try_emplace(name, static_cast<int>(producer.size()));
+    if (!fresh) {
+      c.fail(by(who, name) + " defines '" + escape_name(name) + "', which " +
+             by(producer[static_cast<std::size_t>(it->second)], name) + " already defines");
     }
-    g->inputs.push_back(info);
-    g->input_typed.push_back(typed);
+    producer.push_back(who);
+    return it->second;
   }
-  for (const auto& vi : gp.output()) {
-    ValueInfo info{vi.name(), ValueType{}, false};
-    if (vi.has_type()) info.type = from_proto(vi.type(), ctx + ": output '" + vi.name() + "'");
-    g->outputs.push_back(info);
-    g->output_typed.push_back(vi.has_type());
+  [[nodiscard]] int slot(std::string_view name) const {
+    auto it = g->slot_of.find(name);
+    return it == g->slot_of.end() ? -1 : it->second;
   }
 
-  // Nodes, resolved against the kernel table, with their subgraphs compiled and checked.
-  std::vector<Node> pending;
-  pending.reserve(static_cast<std::size_t>(gp.node_size()));
-  for (int k = 0; k < gp.node_size(); ++k) {
-    const auto& np = gp.node(k);
-    Node n;
-    n.proto = &np;
-    n.op = np.op_type();
-    n.opset = L.opset;
-    n.label = "node " + std::to_string(k) + (np.name().empty() ? "" : " '" + np.name() + "'") + " (" + n.op + ")";
-    if (!np.domain().empty() && np.domain() != "ai.onnx") {
-      throw Error(ctx + ": " + n.label + ": domain '" + np.domain() +
-                  "' is not supported (only the default ONNX domain)");
+  // Initializers, inputs and outputs, with their types.
+  void declare_values() {
+    g->model = L.model;
+    g->name = gp.name();
+    if (gp.sparse_initializer_size() > 0) c.fail("sparse initializers are not supported");
+    for (const auto& t : gp.initializer()) {
+      L.name(t.name(), c, "initializer");
+      const int s = define(t.name(), kByInitializer);
+      Tensor v = from_proto(t, c.str() + ": initializer '" + escape_name(t.name()) + "'", L.options.memory_resource);
+      std::size_t b = v.size() * dtype_size(v.dtype()) + tseq::detail::TensorStorage::header_bytes();
+      for (const auto& x : t.string_data()) b += x.size();  // a string tensor's characters
+      L.charge(static_cast<std::int64_t>(b), c);
+      initializers.emplace_back(s, std::move(v));
     }
-    n.info = find_op(n.op, L.opset);
-    if (n.info == nullptr) {
-      throw Error(ctx + ": " + n.label + ": operator " + n.op +
-                  (known_op(n.op) ? " is not available at the model's opset " + std::to_string(L.opset)
-                                  : " is not supported by tseq's executor"));
+    for (const auto& vi : gp.input()) {
+      L.name(vi.name(), c, "input");
+      const int s = slot(vi.name());
+      const bool has_default = s >= 0 && producer[static_cast<std::size_t>(s)] == kByInitializer;
+      ValueInfo info{vi.name(), ValueType{}, has_default};
+      if (!has_default) define(vi.name(), kByInput);  // an input may name its default
+      const bool typed = vi.has_type();
+      if (typed) {
+        info.type = from_proto(vi.type(), c.str() + ": input '" + escape_name(vi.name()) + "'");
+        if (has_default) {
+          const Value& init = std::find_if(initializers.begin(), initializers.end(), [&](const auto& p) {
+                                return p.first == s;
+                              })->second;
+          if (!(ValueType::tensor(init.tensor().dtype()) == info.type)) {
+            throw TypeError(c.str() + ": input '" + escape_name(vi.name()) + "' is declared " + to_string(info.type) +
+                            " but its initializer is " + to_string(ValueType::tensor(init.tensor().dtype())));
+          }
+        }
+      } else if (top) {
+        c.fail("input '" + escape_name(vi.name()) + "' has no type");
+      }
+      g->inputs.push_back(std::move(info));
+      g->input_typed.push_back(typed);
     }
-    n.inputs.assign(np.input().begin(), np.input().end());
-    n.outputs.assign(np.output().begin(), np.output().end());
-    for (const auto& a : np.attribute()) {
-      if (a.type() == ::onnx::AttributeProto::GRAPH || a.has_g()) {
-        n.subgraphs[a.name()] = compile(a.g(), L, ctx + ": " + n.label + " attribute '" + a.name() + "'", false);
-      } else if (a.type() == ::onnx::AttributeProto::GRAPHS) {
-        throw Error(ctx + ": " + n.label + ": graph-list attributes are not supported");
+    for (const auto& vi : gp.output()) {
+      L.name(vi.name(), c, "output");
+      ValueInfo info{vi.name(), ValueType{}, false};
+      if (vi.has_type()) info.type = from_proto(vi.type(), c.str() + ": output '" + escape_name(vi.name()) + "'");
+      g->outputs.push_back(std::move(info));
+      g->output_typed.push_back(vi.has_type());
+    }
+  }
+
+  // Nodes, resolved against the kernel table and checked, with their subgraphs compiled.
+  void resolve_nodes() {
+    for (int k = 0; k < gp.node_size(); ++k) {
+      const auto& np = gp.node(k);
+      L.count_node(c);
+      L.charge(node_bytes(np), c);
+      L.name(np.name(), c, "node");
+      L.name(np.op_type(), c, "operator");
+      L.name(np.domain(), c, "domain");
+      Node n;
+      n.proto = &np;
+      n.index = k;
+      n.op = np.op_type();
+      n.opset = L.opset;
+      if (!np.domain().empty() && np.domain() != "ai.onnx") {
+        c.fail(n, "domain '" + escape_name(np.domain()) + "' is not supported (only the default ONNX domain)");
+      }
+      n.info = find_op(n.op, L.opset);
+      if (n.info == nullptr) {
+        c.fail(n, "operator " + escape_name(n.op) +
+                      (known_op(n.op) ? " is not available at the model's opset " + std::to_string(L.opset)
+                                      : " is not supported by tseq's executor"));
+      }
+      n.inputs.reserve(static_cast<std::size_t>(np.input_size()));
+      for (const auto& in : np.input()) {
+        L.name(in, c, "value");
+        n.inputs.emplace_back(in);
+      }
+      n.outputs.reserve(static_cast<std::size_t>(np.output_size()));
+      for (const auto& out : np.output()) {
+        L.name(out, c, "value");
+        n.outputs.emplace_back(out);
+      }
+      check_attributes(n, np, c, L);
+      for (const auto& a : np.attribute()) {
+        if (a.type() != AttributeProto::GRAPH) continue;
+        if (depth + 1 > max_graph_depth) {
+          c.fail(n, "attribute '" + escape_name(a.name()) + "': subgraphs nest deeper than " +
+                        std::to_string(max_graph_depth) + " levels");
+        }
+        const Ctx sub{&c, {}, &n, a.name(), a.g().name()};
+        n.subgraphs[a.name()] = compile(a.g(), L, sub, false, depth + 1);
+      }
+      check_node(n, np, c);
+      pending.push_back(std::move(n));
+      for (const auto& o : pending.back().outputs) {
+        if (!o.empty()) define(o, k);
       }
     }
-    check_node(n, np, ctx);
-    for (const auto& o : n.outputs) define(o, n.label);
-    pending.push_back(std::move(n));
+  }
+
+  // The names each node reads: its inputs, and what its subgraphs take from this graph.
+  template <class F>
+  void for_each_read(const Node& n, F&& f) const {
+    for (const auto& in : n.inputs) {
+      if (!in.empty()) f(in);
+    }
+    for (const auto& [_, sg] : n.subgraphs) {
+      for (const auto& name : sg->free_names) f(name);
+    }
   }
 
   // Names read here but defined nowhere here come from enclosing graphs.
-  std::unordered_map<std::string, std::size_t> made_by;  // value -> index of its node
-  for (std::size_t k = 0; k < pending.size(); ++k) {
-    for (const auto& o : pending[k].outputs) {
-      if (!o.empty()) made_by.emplace(o, k);
+  void find_free_names() {
+    for (const Node& n : pending) {
+      for_each_read(n, [&](std::string_view r) {
+        if (slot(r) < 0) g->free_names.insert(r);
+      });
     }
-  }
-  auto defined_here = [&](const std::string& name) { return producer.contains(name); };  // initializers too
-  std::vector<std::vector<std::string>> reads(pending.size());                           // every name node k needs
-  for (std::size_t k = 0; k < pending.size(); ++k) {
-    for (const auto& in : pending[k].inputs) {
-      if (!in.empty()) reads[k].push_back(in);
+    for (const auto& vi : gp.output()) {
+      if (slot(vi.name()) < 0) g->free_names.insert(vi.name());
     }
-    for (const auto& [_, sg] : pending[k].subgraphs)
-      reads[k].insert(reads[k].end(), sg->free_names.begin(), sg->free_names.end());
-    for (const auto& r : reads[k]) {
-      if (!defined_here(r)) g->free_names.insert(r);
+    if (top && !g->free_names.empty()) {
+      c.fail("value '" + escape_name(*g->free_names.begin()) +
+             "' is used but no node, input or initializer provides it");
     }
-  }
-  for (const auto& o : g->outputs) {
-    if (!defined_here(o.name)) g->free_names.insert(o.name);
-  }
-  if (top && !g->free_names.empty()) {
-    throw Error(ctx + ": value '" + *g->free_names.begin() + "' is used but no node, input or initializer provides it");
   }
 
-  // Execution order: Kahn's algorithm over node-to-node dependencies, lowest index first
-  // (the file's order when it is already valid). O(E log V).
-  std::vector<std::vector<std::size_t>> dependents(pending.size());
-  std::vector<std::size_t> waiting(pending.size(), 0);
-  for (std::size_t k = 0; k < pending.size(); ++k) {
+  // Execution order: Kahn's algorithm over node-to-node dependencies, lowest index first (the
+  // file's order when it is already valid). O(E log V).
+  void order_nodes() {
+    const std::size_t count = pending.size();
+    std::vector<std::vector<std::size_t>> dependents(count);
+    std::vector<std::size_t> waiting(count, 0);
     std::vector<std::size_t> deps;
-    for (const auto& r : reads[k]) {
-      auto it = made_by.find(r);
-      if (it != made_by.end()) deps.push_back(it->second);
-    }
-    std::sort(deps.begin(), deps.end());
-    deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
-    for (std::size_t d : deps) {
-      if (d == k) throw Error(ctx + ": " + pending[k].label + " reads its own output (a cycle)");
-      dependents[d].push_back(k);
-    }
-    waiting[k] = deps.size();
-  }
-  std::priority_queue<std::size_t, std::vector<std::size_t>, std::greater<>> ready;
-  for (std::size_t k = 0; k < pending.size(); ++k) {
-    if (waiting[k] == 0) ready.push(k);
-  }
-  std::vector<std::size_t> order;
-  order.reserve(pending.size());
-  while (!ready.empty()) {
-    const std::size_t k = ready.top();
-    ready.pop();
-    order.push_back(k);
-    for (std::size_t d : dependents[k]) {
-      if (--waiting[d] == 0) ready.push(d);
-    }
-  }
-  if (order.size() != pending.size()) {
-    for (std::size_t k = 0; k < pending.size(); ++k) {
-      if (waiting[k] == 0) continue;
-      for (const auto& r : reads[k]) {
-        auto it = made_by.find(r);
-        if (it != made_by.end() && waiting[it->second] != 0) {
-          std::string m = ctx;
-          m += ": " + pending[k].label + " uses '" + r + "', which " + pending[it->second].label;
-          throw Error(m + " produces only after it: the graph has a cycle");
+    for (std::size_t k = 0; k < count; ++k) {
+      deps.clear();
+      for_each_read(pending[k], [&](std::string_view r) {
+        const int s = slot(r);
+        if (s >= 0 && producer[static_cast<std::size_t>(s)] >= 0) {
+          deps.push_back(static_cast<std::size_t>(producer[static_cast<std::size_t>(s)]));
         }
+      });
+      std::sort(deps.begin(), deps.end());
+      deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+      for (std::size_t d : deps) {
+        if (d == k) c.fail(pending[k].label() + " reads its own output (a cycle)");
+        dependents[d].push_back(k);
+      }
+      waiting[k] = deps.size();
+      if ((k & 255) == 255) L.check_time(c);
+    }
+    std::priority_queue<std::size_t, std::vector<std::size_t>, std::greater<>> ready;
+    for (std::size_t k = 0; k < count; ++k) {
+      if (waiting[k] == 0) ready.push(k);
+    }
+    std::vector<std::size_t> order;
+    order.reserve(count);
+    while (!ready.empty()) {
+      const std::size_t k = ready.top();
+      ready.pop();
+      order.push_back(k);
+      for (std::size_t d : dependents[k]) {
+        if (--waiting[d] == 0) ready.push(d);
+      }
+    }
+    if (order.size() != count) {
+      for (std::size_t k = 0; k < count; ++k) {
+        if (waiting[k] == 0) continue;
+        for_each_read(pending[k], [&](std::string_view r) {
+          const int s = slot(r);
+          const int p = s >= 0 ? producer[static_cast<std::size_t>(s)] : -1;
+          if (p >= 0 && waiting[static_cast<std::size_t>(p)] != 0) {
+            c.fail(pending[k].label() + " uses '" + escape_name(r) + "', which " +
+                   pending[static_cast<std::size_t>(p)].label() + " produces only after it: the graph has a cycle");
+          }
+        });
+      }
+    }
+    g->nodes.reserve(count);
+    for (std::size_t k : order) g->nodes.push_back(std::move(pending[k]));
+  }
+
+  // Last uses: a value defined in this graph may be moved into the last node that reads it,
+  // unless it is a graph output or that node's subgraphs still read it. O(reads).
+  void mark_last_uses() {
+    const std::size_t slots = g->slot_of.size();
+    std::vector<std::size_t> last(slots, 0);
+    std::vector<bool> is_output(slots, false);
+    for (const auto& o : g->outputs) {
+      if (const int s = slot(o.name); s >= 0) is_output[static_cast<std::size_t>(s)] = true;
+    }
+    for (std::size_t k = 0; k < g->nodes.size(); ++k) {
+      for_each_read(g->nodes[k], [&](std::string_view r) {
+        if (const int s = slot(r); s >= 0) last[static_cast<std::size_t>(s)] = k;
+      });
+    }
+    // Marks, by slot, of what node k's subgraphs read and of inputs seen later in node k
+    // (node index + 1; 0: none), so that no per-node set is built.
+    std::vector<std::size_t> sub_read(slots, 0);
+    std::vector<std::size_t> seen(slots, 0);
+    for (std::size_t k = 0; k < g->nodes.size(); ++k) {
+      Node& n = g->nodes[k];
+      for (const auto& [_, sg] : n.subgraphs) {
+        for (const auto& f : sg->free_names) {
+          if (const int s = slot(f); s >= 0) sub_read[static_cast<std::size_t>(s)] = k + 1;
+        }
+      }
+      n.move_input.assign(n.inputs.size(), false);
+      for (std::size_t j = n.inputs.size(); j-- > 0;) {  // backwards: a later mention takes the move
+        const int s = n.inputs[j].empty() ? -1 : slot(n.inputs[j]);
+        if (s < 0) continue;
+        const auto u = static_cast<std::size_t>(s);
+        const bool later_in_same_node = seen[u] == k + 1;
+        seen[u] = k + 1;
+        n.move_input[j] = !later_in_same_node && !is_output[u] && sub_read[u] != k + 1 && last[u] == k;
       }
     }
   }
-  for (std::size_t k : order) g->nodes.push_back(std::move(pending[k]));
 
-  // Last uses: a value defined in this graph may be moved into the last node that reads it,
-  // unless it is a graph output or that node's subgraphs still read it.
-  std::set<std::string> outputs;
-  for (const auto& o : g->outputs) outputs.insert(o.name);
-  std::unordered_map<std::string, std::size_t> last;
-  for (std::size_t k = 0; k < g->nodes.size(); ++k) {
-    for (const auto& in : g->nodes[k].inputs) last[in] = k;
-    for (const auto& [_, sg] : g->nodes[k].subgraphs) {
-      for (const auto& f : sg->free_names) last[f] = k;
+  void assign_slots() {
+    for (const auto& i : g->inputs) g->input_slots.push_back(slot(i.name));
+    g->initializer_slots = std::move(initializers);
+    for (Node& n : g->nodes) {
+      n.out_slots.reserve(n.outputs.size());
+      for (const auto& o : n.outputs) n.out_slots.push_back(o.empty() ? -1 : slot(o));
+      n.in_slots.reserve(n.inputs.size());
+      for (const auto& in : n.inputs) n.in_slots.push_back(in.empty() ? -1 : slot(in));
+    }
+    for (const auto& o : g->outputs) g->output_slots.push_back(slot(o.name));
+    // Linear: walk the outputs backwards, remembering the slots already seen.
+    g->output_move.assign(g->outputs.size(), false);
+    std::vector<bool> named_later(g->slot_of.size(), false);
+    for (std::size_t i = g->outputs.size(); i-- > 0;) {
+      const int s = g->output_slots[i];
+      if (s < 0) continue;
+      g->output_move[i] = !named_later[static_cast<std::size_t>(s)];
+      named_later[static_cast<std::size_t>(s)] = true;
     }
   }
-  for (std::size_t k = 0; k < g->nodes.size(); ++k) {
-    Node& n = g->nodes[k];
-    std::set<std::string> sub_reads;
-    for (const auto& [_, sg] : n.subgraphs) sub_reads.insert(sg->free_names.begin(), sg->free_names.end());
-    n.move_input.assign(n.inputs.size(), false);
-    for (std::size_t j = 0; j < n.inputs.size(); ++j) {
-      const std::string& in = n.inputs[j];
-      if (in.empty() || g->free_names.contains(in) || outputs.contains(in) || sub_reads.contains(in) || last[in] != k)
-        continue;
-      const bool later_in_same_node =
-          std::find(n.inputs.begin() + static_cast<std::ptrdiff_t>(j) + 1, n.inputs.end(), in) != n.inputs.end();
-      n.move_input[j] = !later_in_same_node;
-    }
-  }
+};
 
-  auto slot = [&](const std::string& name) {
-    auto [it, fresh] = g->slot_of.try_emplace(name, static_cast<int>(g->slot_of.size()));
-    return it->second;
-  };
-  for (const auto& i : g->inputs) g->input_slots.push_back(slot(i.name));
-  for (auto& [name, v] : initializers) g->initializer_slots.emplace_back(slot(name), std::move(v));
-  for (Node& n : g->nodes) {
-    for (const auto& o : n.outputs) n.out_slots.push_back(o.empty() ? -1 : slot(o));
-  }
-  for (Node& n : g->nodes) {
-    for (const auto& in : n.inputs) {
-      auto it = g->slot_of.find(in);
-      n.in_slots.push_back(in.empty() || it == g->slot_of.end() ? -1 : it->second);
-    }
-  }
-  for (const auto& o : g->outputs) {
-    auto it = g->slot_of.find(o.name);
-    g->output_slots.push_back(it == g->slot_of.end() ? -1 : it->second);
-  }
-  // Linear: walk the outputs backwards, remembering the slots already seen.
-  g->output_move.assign(g->outputs.size(), false);
-  std::vector<bool> named_later(g->slot_of.size(), false);
-  for (std::size_t i = g->outputs.size(); i-- > 0;) {
-    const int s = g->output_slots[i];
-    if (s < 0) continue;
-    g->output_move[i] = !named_later[static_cast<std::size_t>(s)];
-    named_later[static_cast<std::size_t>(s)] = true;
-  }
-  return g;
+std::shared_ptr<Graph> compile(const ::onnx::GraphProto& gp, Loader& L, const Ctx& c, bool top, int depth) {
+  L.name(gp.name(), c, "graph");
+  Compiler p{gp, L, c, top, depth};
+  p.declare_values();
+  p.resolve_nodes();
+  p.find_free_names();
+  p.order_nodes();
+  p.mark_last_uses();
+  p.assign_slots();
+  return std::move(p.g);
 }
 
 // ---- types ---------------------------------------------------------------------------------------
@@ -315,9 +508,9 @@ std::shared_ptr<Graph> compile(const ::onnx::GraphProto& gp, const Loader& L, co
 using MaybeType = std::optional<ValueType>;
 
 struct TypeScope {
-  std::unordered_map<std::string, ValueType> types;
+  std::unordered_map<std::string_view, ValueType> types;
   const TypeScope* parent = nullptr;
-  MaybeType find(const std::string& name) const {
+  MaybeType find(std::string_view name) const {
     for (const TypeScope* s = this; s != nullptr; s = s->parent) {
       auto it = s->types.find(name);
       if (it != s->types.end()) return it->second;
@@ -331,16 +524,22 @@ MaybeType element_tensor(const MaybeType& seq) {
   return ValueType::tensor(seq->dtype);
 }
 
-void infer(Graph& g, const std::vector<MaybeType>& hints, const TypeScope* outer, const std::string& where);
+void infer(Graph& g, const std::vector<MaybeType>& hints, const TypeScope* outer, const Ctx& c, const Loader& L);
 
 // The types of node n's outputs, from its inputs' types (and its subgraphs', inferred first).
-std::vector<MaybeType> output_types(Node& n, const std::vector<MaybeType>& in, const TypeScope& scope,
-                                    const std::string& ctx) {
-  const std::string& op = n.op;
+std::vector<MaybeType> output_types(Node& n, const std::vector<MaybeType>& in, const TypeScope& scope, const Ctx& c,
+                                    const Loader& L) {
+  const std::string_view op = n.op;
   const std::size_t outs = n.outputs.size();
   std::vector<MaybeType> r(outs);
   auto input = [&](std::size_t j) { return j < in.size() ? in[j] : MaybeType{}; };
-  const std::string sub_ctx = ctx + ": " + n.label;
+  // Infers subgraph `attr` of n, with its inputs' types from `hints` where undeclared.
+  auto infer_sub = [&](const char* attr, const std::vector<MaybeType>& hints) -> Graph& {
+    Graph& sg = *n.subgraphs.at(attr);
+    const Ctx sub{&c, {}, &n, attr, sg.name};
+    infer(sg, hints, &scope, sub, L);
+    return sg;
+  };
   if (op == "Identity" || op == "SequenceInsert" || op == "SequenceErase" || op == "Add" || op == "Slice" ||
       op == "Unsqueeze") {
     r[0] = input(0);
@@ -356,7 +555,7 @@ std::vector<MaybeType> output_types(Node& n, const std::vector<MaybeType>& in, c
     r[0] = element_tensor(input(0));
   } else if (op == "Constant") {
     for (const auto& a : n.proto->attribute()) {
-      const std::string& k = a.name();
+      const std::string_view k = a.name();
       if (k == "value") r[0] = ValueType::tensor(static_cast<DataType>(a.t().data_type()));
       if (k == "value_float" || k == "value_floats") r[0] = ValueType::tensor(DataType::Float);
       if (k == "value_int" || k == "value_ints") r[0] = ValueType::tensor(DataType::Int64);
@@ -366,7 +565,7 @@ std::vector<MaybeType> output_types(Node& n, const std::vector<MaybeType>& in, c
     if (auto t = input(0); t && t->kind != ValueType::Kind::Optional) {
       r[0] = ValueType::optional(t->kind, t->dtype);
     } else if (const auto* a = attribute(n, "type"); a != nullptr && (n.inputs.empty() || n.inputs[0].empty())) {
-      const ValueType e = from_proto(a->tp(), sub_ctx + " attribute 'type'");
+      const ValueType e = from_proto(a->tp(), c.str() + ": " + n.label() + " attribute 'type'");
       r[0] = ValueType::optional(e.kind, e.dtype);
     }
   } else if (op == "OptionalGetElement") {
@@ -374,28 +573,25 @@ std::vector<MaybeType> output_types(Node& n, const std::vector<MaybeType>& in, c
       r[0] = t->kind == ValueType::Kind::Optional ? ValueType{t->optional_of, t->dtype, ValueType::Kind::Tensor} : *t;
     }
   } else if (op == "If") {
-    infer(*n.subgraphs.at("then_branch"), {}, &scope, sub_ctx + " attribute 'then_branch'");
-    infer(*n.subgraphs.at("else_branch"), {}, &scope, sub_ctx + " attribute 'else_branch'");
-    const Graph& t = *n.subgraphs.at("then_branch");
+    const Graph& t = infer_sub("then_branch", {});
+    (void)infer_sub("else_branch", {});
     for (std::size_t k = 0; k < outs; ++k) r[k] = t.outputs[k].type;
   } else if (op == "Loop") {
-    Graph& body = *n.subgraphs.at("body");
     std::vector<MaybeType> hints = {ValueType::tensor(DataType::Int64), ValueType::tensor(DataType::Bool)};
     for (std::size_t j = 2; j < n.inputs.size(); ++j) hints.push_back(input(j));
-    infer(body, hints, &scope, sub_ctx + " attribute 'body'");
+    const Graph& body = infer_sub("body", hints);
     const std::size_t carried = hints.size() - 2;
     for (std::size_t k = 0; k < outs; ++k) {
       const ValueType& b = body.outputs[1 + k].type;
       r[k] = k < carried ? b : ValueType::tensor(b.dtype);
     }
   } else if (op == "SequenceMap") {
-    Graph& body = *n.subgraphs.at("body");
     std::vector<MaybeType> hints;
     for (std::size_t j = 0; j < n.inputs.size(); ++j) {
       const auto t = input(j);
       hints.push_back(t && t->kind == ValueType::Kind::Sequence ? element_tensor(t) : t);
     }
-    infer(body, hints, &scope, sub_ctx + " attribute 'body'");
+    const Graph& body = infer_sub("body", hints);
     for (std::size_t k = 0; k < outs; ++k) r[k] = ValueType::sequence(body.outputs[k].type.dtype);
   }
   return r;
@@ -403,8 +599,7 @@ std::vector<MaybeType> output_types(Node& n, const std::vector<MaybeType>& in, c
 
 // Gives every output of g a type: declared, else inferred from the graph (its inputs' types
 // from `hints` where undeclared). Throws Error naming an output it cannot type.
-void infer(Graph& g, const std::vector<MaybeType>& hints, const TypeScope* outer, const std::string& where) {
-  const std::string ctx = where + (g.name.empty() ? "" : " graph '" + g.name + "'");
+void infer(Graph& g, const std::vector<MaybeType>& hints, const TypeScope* outer, const Ctx& c, const Loader& L) {
   TypeScope scope;
   scope.parent = outer;
   for (std::size_t i = 0; i < g.inputs.size(); ++i) {
@@ -414,15 +609,17 @@ void infer(Graph& g, const std::vector<MaybeType>& hints, const TypeScope* outer
     }
     if (g.input_typed[i]) scope.types[g.inputs[i].name] = g.inputs[i].type;
   }
-  std::vector<const std::string*> name_of(g.slot_of.size(), nullptr);
-  for (const auto& [name, s] : g.slot_of) name_of[static_cast<std::size_t>(s)] = &name;
+  std::vector<std::string_view> name_of(g.slot_of.size());
+  for (const auto& [name, s] : g.slot_of) name_of[static_cast<std::size_t>(s)] = name;
   for (const auto& [slot, v] : g.initializer_slots) {
-    scope.types.try_emplace(*name_of[static_cast<std::size_t>(slot)], ValueType::tensor(v.tensor().dtype()));
+    scope.types.try_emplace(name_of[static_cast<std::size_t>(slot)], ValueType::tensor(v.tensor().dtype()));
   }
+  std::vector<MaybeType> in;
   for (Node& n : g.nodes) {
-    std::vector<MaybeType> in;
+    if ((n.index & 255) == 255) L.check_time(c);
+    in.clear();
     for (const auto& name : n.inputs) in.push_back(name.empty() ? MaybeType{} : scope.find(name));
-    const auto out = output_types(n, in, scope, ctx);
+    const auto out = output_types(n, in, scope, c, L);
     for (std::size_t k = 0; k < n.outputs.size(); ++k) {
       if (!n.outputs[k].empty() && out[k] && is_valid(out[k]->dtype)) scope.types[n.outputs[k]] = *out[k];
     }
@@ -433,18 +630,22 @@ void infer(Graph& g, const std::vector<MaybeType>& hints, const TypeScope* outer
       g.outputs[i].type = *t;
       g.output_typed[i] = true;
     } else {
-      throw Error(ctx + ": output '" + g.outputs[i].name +
-                  "' has no declared type and tseq cannot infer one (declare it in the graph's outputs)");
+      c.fail("output '" + escape_name(g.outputs[i].name) +
+             "' has no declared type and tseq cannot infer one (declare it in the graph's outputs)");
     }
   }
 }
 
 int default_opset(const ::onnx::ModelProto& p, const std::string& name) {
-  std::int64_t v = -1;
+  bool found = false;
+  std::int64_t v = 0;
   for (const auto& o : p.opset_import()) {
-    if (o.domain().empty() || o.domain() == "ai.onnx") v = o.version();
+    if (o.domain().empty() || o.domain() == "ai.onnx") {
+      found = true;
+      v = o.version();
+    }
   }
-  if (v < 0) throw Error(name + ": the model imports no opset of the default ONNX domain (opset_import)");
+  if (!found) throw Error(name + ": the model imports no opset of the default ONNX domain (opset_import)");
   if (v < kMinOpset || v > kMaxOpset) {
     throw Error(name + ": opset " + std::to_string(v) + " of the default ONNX domain is not supported (tseq loads " +
                 std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset) + ")");
@@ -454,38 +655,132 @@ int default_opset(const ::onnx::ModelProto& p, const std::string& name) {
 
 }  // namespace
 
+// The one place a Model is made.
+struct ModelAccess {
+  static Model make(std::shared_ptr<const Graph> g, std::string name, int opset) {
+    return Model(std::move(g), std::move(name), opset);
+  }
+};
+
+namespace {
+
+// Loads a parsed model (kept by the Graph: every name is a view into it). `spent`: the
+// pre-parse estimate of what protobuf took, counted against options.max_bytes.
+Model load_model(std::shared_ptr<const ::onnx::ModelProto> proto, const std::string& name, const LoadOptions& options,
+                 std::chrono::steady_clock::time_point start, std::int64_t spent) {
+  const std::string shown = escape_name(name, 1024);
+  const int opset = default_opset(*proto, shown);
+  const bool timed = options.time_limit.count() > 0;
+  const auto deadline =
+      !timed || options.time_limit > std::chrono::steady_clock::time_point::max() - start
+          ? std::chrono::steady_clock::time_point::max()
+          : start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(options.time_limit);
+  Loader loader{proto, opset, options, deadline, timed, 0, spent};
+  const Ctx top{nullptr, name, nullptr, {}, proto->graph().name()};
+  loader.check_time(top);
+  std::shared_ptr<Graph> g = compile(proto->graph(), loader, top, true, 0);
+  infer(*g, {}, nullptr, top, loader);
+  return ModelAccess::make(std::move(g), name, opset);
+}
+
+}  // namespace
+
 }  // namespace tseq::onnx::detail
 
 namespace tseq::onnx {
 
-Model Model::from_proto(const ::onnx::ModelProto& proto, std::string_view name, std::pmr::memory_resource* resource) {
-  auto owned = std::make_shared<const ::onnx::ModelProto>(proto);
-  const std::string n(name);
+LoadOptions LoadOptions::untrusted() {
+  LoadOptions o;
+  o.max_file_bytes = std::int64_t{1} << 30;
+  o.max_bytes = std::int64_t{4} << 30;
+  o.max_nodes = 1'000'000;
+  o.max_name_bytes = 4096;
+  o.time_limit = std::chrono::seconds(60);
+  return o;
+}
+
+namespace {
+
+// Every failure of a load is a tseq::Error (or subclass) naming the model.
+template <class F>
+Model guarded(const std::string& name, F&& f) {
   try {
-    const int opset = detail::default_opset(*owned, n);
-    const detail::Loader loader{owned, opset, resource};
-    std::shared_ptr<detail::Graph> g = detail::compile(owned->graph(), loader, n, true);
-    detail::infer(*g, {}, nullptr, n);
-    return Model(std::move(g), n, opset);
+    return f();
   } catch (const Error&) {
     throw;
+  } catch (const std::bad_alloc&) {
+    throw Error(escape_name(name, 1024) +
+                ": out of memory while loading (std::bad_alloc); LoadOptions bound what loading may take");
   } catch (const std::exception& e) {
-    throw Error(n + ": " + e.what());
+    throw Error(escape_name(name, 1024) + ": " + e.what());
   }
+}
+
+}  // namespace
+
+Model Model::from_proto(const ::onnx::ModelProto& proto, std::string_view name, const LoadOptions& options) {
+  const std::string n(name);
+  return guarded(n, [&] {
+    const auto start = std::chrono::steady_clock::now();
+    return detail::load_model(std::make_shared<const ::onnx::ModelProto>(proto), n, options, start, 0);
+  });
+}
+
+Model Model::from_proto(const ::onnx::ModelProto& proto, std::string_view name, std::pmr::memory_resource* resource) {
+  LoadOptions o;
+  o.memory_resource = resource;
+  return from_proto(proto, name, o);
+}
+
+namespace {
+
+Model parse_model(std::span<const std::byte> bytes, const std::string& n, const LoadOptions& options,
+                  std::chrono::steady_clock::time_point start) {
+  const std::string shown = escape_name(n, 1024);
+  const auto limit = std::min<std::int64_t>(options.max_file_bytes, std::numeric_limits<std::int32_t>::max());
+  if (static_cast<std::uint64_t>(bytes.size()) > static_cast<std::uint64_t>(std::max<std::int64_t>(limit, 0))) {
+    throw Error(shown + ": " + std::to_string(bytes.size()) + " bytes, over LoadOptions::max_file_bytes of " +
+                std::to_string(options.max_file_bytes) + " (protobuf parses at most 2 GiB - 1)");
+  }
+  // Before protobuf allocates anything: what parsing would take, and how many nodes there are.
+  const detail::WireCost cost = detail::walk(bytes, ::onnx::ModelProto::descriptor(), ::onnx::NodeProto::descriptor(),
+                                             options.max_bytes, shown, "LoadOptions::max_bytes");
+  if (cost.counted > options.max_nodes) {
+    throw Error(shown + ": the model has " + std::to_string(cost.counted) + " nodes, over LoadOptions::max_nodes of " +
+                std::to_string(options.max_nodes));
+  }
+  auto proto = std::make_shared<::onnx::ModelProto>();
+  if (!proto->ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    throw Error(shown + ": malformed ModelProto");
+  return detail::load_model(std::move(proto), n, options, start, cost.bytes);
+}
+
+}  // namespace
+
+Model Model::parse(std::span<const std::byte> bytes, std::string_view name, const LoadOptions& options) {
+  const std::string n(name);
+  return guarded(n, [&] { return parse_model(bytes, n, options, std::chrono::steady_clock::now()); });
 }
 
 Model Model::parse(std::span<const std::byte> bytes, std::string_view name, std::pmr::memory_resource* resource) {
-  if (bytes.size() > static_cast<std::size_t>(INT_MAX)) throw Error(std::string(name) + ": model over 2 GiB");
-  ::onnx::ModelProto p;
-  if (!p.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    throw Error(std::string(name) + ": malformed ModelProto");
-  }
-  return from_proto(p, name, resource);
+  LoadOptions o;
+  o.memory_resource = resource;
+  return parse(bytes, name, o);
+}
+
+Model Model::load(const std::filesystem::path& file, const LoadOptions& options) {
+  const std::string n = file.string();
+  return guarded(n, [&] {
+    const auto start = std::chrono::steady_clock::now();
+    const std::string bytes = read_file(file, options.max_file_bytes);
+    return parse_model(std::as_bytes(std::span<const char>(bytes.data(), bytes.size())), n, options, start);
+  });
 }
 
 Model Model::load(const std::filesystem::path& file, std::pmr::memory_resource* resource) {
-  const std::string bytes = read_file(file);
-  return parse(std::as_bytes(std::span<const char>(bytes.data(), bytes.size())), file.string(), resource);
+  LoadOptions o;
+  o.memory_resource = resource;
+  return load(file, o);
 }
 
 }  // namespace tseq::onnx

@@ -17,7 +17,7 @@ namespace {
 // pass max_run_bytes, before asking the upstream resource. Tensors may outlive the run (its
 // outputs) and the Session: the budget deletes itself when the Session has let go and the
 // last block it handed out has come back.
-class RunBudget final : public std::pmr::memory_resource {
+class RunBudget final : public tseq::detail::charged_resource {
  public:
   RunBudget(std::pmr::memory_resource* upstream, std::int64_t limit) : upstream_(upstream), limit_(limit) {}
 
@@ -28,16 +28,32 @@ class RunBudget final : public std::pmr::memory_resource {
   [[nodiscard]] std::int64_t held() const noexcept { return held_.load(std::memory_order_relaxed); }
   [[nodiscard]] std::int64_t limit() const noexcept { return limit_; }
 
+  // String characters and shape dims of a tensor from this budget (tseq/tensor.hpp): counted
+  // as held while the tensor lives, without an allocation.
+  void charge(std::size_t bytes) override { reserve(bytes, "string characters and shape dims of "); }
+  void uncharge(std::size_t bytes) noexcept override {
+    held_.fetch_sub(static_cast<std::int64_t>(std::min<std::size_t>(bytes, INT64_MAX)), std::memory_order_relaxed);
+  }
+
  private:
-  void* do_allocate(std::size_t bytes, std::size_t align) override {
+  void reserve(std::size_t bytes, const char* what) {
     const auto b = static_cast<std::int64_t>(std::min<std::size_t>(bytes, INT64_MAX));
     const std::int64_t now = held_.load(std::memory_order_relaxed);
     if (b > limit_ - now) {
-      throw Error("the run's tensors would take " + std::to_string(now) + " + " + std::to_string(b) +
-                  " bytes, over the session's max_run_bytes of " + std::to_string(limit_));
+      throw Error(std::string("the run's tensors would take ") + std::to_string(now) + " + " + std::to_string(b) +
+                  " bytes (" + what + "a new tensor), over the session's max_run_bytes of " + std::to_string(limit_));
     }
-    void* p = upstream_->allocate(bytes, align);
     held_.fetch_add(b, std::memory_order_relaxed);
+  }
+  void* do_allocate(std::size_t bytes, std::size_t align) override {
+    reserve(bytes, "");
+    void* p = nullptr;
+    try {
+      p = upstream_->allocate(bytes, align);
+    } catch (...) {
+      uncharge(bytes);
+      throw;
+    }
     refs_.fetch_add(1, std::memory_order_relaxed);
     return p;
   }
@@ -95,6 +111,10 @@ void Context::check_tensor(std::int64_t elements, DataType dtype, std::string_vi
 }
 
 void Context::check_tensor(const Shape& shape, DataType dtype, std::string_view op) const {
+  if (shape.rank() > max_rank) {
+    throw Error(std::string(op) + ": the result would have rank " + std::to_string(shape.rank()) +
+                ", over tseq::onnx's max_rank of " + std::to_string(max_rank));
+  }
   check_tensor(tseq::detail::num_elements(shape, std::string(op) + ": the result's "), dtype, op);
 }
 
@@ -152,7 +172,7 @@ Values run_graph(const Graph& g, Scope& scope, Context& cx) {
   for (const Node& n : g.nodes) {
     Inputs in(n.inputs.size());
     for (std::size_t j = 0; j < n.inputs.size(); ++j) {
-      const std::string& name = n.inputs[j];
+      const std::string_view name = n.inputs[j];
       if (name.empty()) continue;
       const int slot = n.in_slots[j];
       if (slot >= 0) {
@@ -170,8 +190,8 @@ Values run_graph(const Graph& g, Scope& scope, Context& cx) {
       }
       const Value* v = scope.parent != nullptr ? scope.parent->find(name) : nullptr;
       if (v == nullptr) {
-        throw Error((g.name.empty() ? "" : "graph '" + g.name + "': ") + n.label + ": value '" + name +
-                    "' is not available");
+        throw Error((g.name.empty() ? "" : "graph '" + escape_name(g.name) + "': ") + n.label() + ": value '" +
+                    escape_name(name) + "' is not available");
       }
       in[j] = *v;
       ++cx.stats.shared_inputs;
@@ -182,7 +202,7 @@ Values run_graph(const Graph& g, Scope& scope, Context& cx) {
       if (cx.stoppable) cx.check_stop({});
       out = n.info->kernel(n, in, scope, cx);
     } catch (...) {
-      rethrow_with((g.name.empty() ? "" : "graph '" + g.name + "': ") + n.label + ": ");
+      rethrow_with((g.name.empty() ? "" : "graph '" + escape_name(g.name) + "': ") + n.label() + ": ");
     }
     for (std::size_t j = 0; j < n.out_slots.size() && j < out.size(); ++j) {
       if (n.out_slots[j] >= 0) scope.slots[static_cast<std::size_t>(n.out_slots[j])] = std::move(out[j]);
@@ -202,7 +222,8 @@ Values run_graph(const Graph& g, Scope& scope, Context& cx) {
     } else if (const Value* v = scope.parent != nullptr ? scope.parent->find(g.outputs[i].name) : nullptr) {
       result.push_back(*v);
     } else {
-      throw Error("graph '" + g.name + "': output '" + g.outputs[i].name + "' was not produced");
+      throw Error("graph '" + escape_name(g.name) + "': output '" + escape_name(g.outputs[i].name) +
+                  "' was not produced");
     }
   }
   return result;
@@ -231,6 +252,16 @@ SessionOptions SessionOptions::untrusted() {
   return o;
 }
 
+ReadLimits SessionOptions::read_limits() const noexcept {
+  ReadLimits r;
+  r.max_file_bytes = std::min<std::int64_t>(max_run_bytes, std::numeric_limits<std::int32_t>::max());
+  r.max_bytes = max_run_bytes;
+  r.max_tensor_elements = max_tensor_elements;
+  r.max_tensor_bytes = max_tensor_bytes;
+  r.max_sequence_length = max_sequence_length;
+  return r;
+}
+
 const std::vector<ValueInfo>& Model::inputs() const noexcept { return graph_->inputs; }
 const std::vector<ValueInfo>& Model::outputs() const noexcept { return graph_->outputs; }
 
@@ -254,17 +285,23 @@ std::vector<Value> Session::run(std::vector<std::pair<std::string, Value>> feeds
       const std::string& name = feed.first;
       Value& v = feed.second;
       auto it = std::find_if(g.inputs.begin(), g.inputs.end(), [&](const ValueInfo& i) { return i.name == name; });
-      if (it == g.inputs.end()) throw Error("'" + name + "' is not an input of the graph");
+      if (it == g.inputs.end()) throw Error("'" + escape_name(name) + "' is not an input of the graph");
       const ValueType got = type_of(v);
+      if (v.is_tensor() && v.tensor().rank() > max_rank) {
+        throw Error("input '" + escape_name(name) + "' has rank " + std::to_string(v.tensor().rank()) +
+                    ", over tseq::onnx's max_rank of " + std::to_string(max_rank));
+      }
       if (!(got == it->type)) {
-        throw TypeError("input '" + name + "' is declared " + to_string(it->type) + " but was fed " + to_string(got));
+        throw TypeError("input '" + escape_name(name) + "' is declared " + to_string(it->type) + " but was fed " +
+                        to_string(got));
       }
       scope.slots[static_cast<std::size_t>(g.input_slots[static_cast<std::size_t>(it - g.inputs.begin())])] =
           std::move(v);
     }
     for (std::size_t i = 0; i < g.inputs.size(); ++i) {
       if (!g.inputs[i].has_default && !scope.slots[static_cast<std::size_t>(g.input_slots[i])]) {
-        throw Error("input '" + g.inputs[i].name + "' (" + to_string(g.inputs[i].type) + ") was not given");
+        throw Error("input '" + escape_name(g.inputs[i].name) + "' (" + to_string(g.inputs[i].type) +
+                    ") was not given");
       }
     }
     std::pmr::memory_resource* upstream =

@@ -4,10 +4,47 @@
 
 #include <Eigen/Core>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 
 namespace tseq::onnx {
+
+std::string escape_name(std::string_view name, std::size_t max_bytes) {
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string r;
+  const std::size_t n = std::min(name.size(), max_bytes);
+  r.reserve(n + 16);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto c = static_cast<unsigned char>(name[i]);
+    switch (c) {
+      case '\n':
+        r += "\\n";
+        break;
+      case '\t':
+        r += "\\t";
+        break;
+      case '\r':
+        r += "\\r";
+        break;
+      case '\'':
+      case '\\':
+        r += '\\';
+        r += static_cast<char>(c);
+        break;
+      default:
+        if (c < 0x20 || c >= 0x7F) {
+          r += "\\x";
+          r += hex[c >> 4];
+          r += hex[c & 15];
+        } else {
+          r += static_cast<char>(c);
+        }
+    }
+  }
+  if (name.size() > n) r += "...(" + std::to_string(name.size()) + " bytes)";
+  return r;
+}
 
 std::string to_string(const ValueType& t) {
   std::string tensor = "tensor(" + dtype_name(t.dtype) + ")";
@@ -56,6 +93,18 @@ bool close_tensor(const Tensor& a, const Tensor& b, double rtol, double atol, st
   if (!(a.shape() == b.shape())) {
     if (why) *why = "shape " + to_string(a.shape()) + ", expected " + to_string(b.shape());
     return false;
+  }
+  if (a.dtype() == DataType::Bool) {  // as bytes: adopted memory may hold any byte
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      if (tseq::detail::bool_byte(a.data(), i) != tseq::detail::bool_byte(b.data(), i)) {
+        if (why) {
+          *why =
+              "element " + std::to_string(i) + " differs: got " + to_string(a, 16) + ", expected " + to_string(b, 16);
+        }
+        return false;
+      }
+    }
+    return true;
   }
   return visit_dtype(a.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;

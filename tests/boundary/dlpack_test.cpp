@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <functional>
 #include <optional>
 #include <string>
@@ -273,6 +274,58 @@ TEST(DLPack, DevicesTravelBothWays) {
     c_release(out);
   }
   EXPECT_EQ(deleted, 1);
+}
+
+// Regression (issue 28): DLDevice::device_type was loaded as DLDeviceType, so a code outside
+// DLPack 0.6's enum (a newer producer's Hexagon = 16, or garbage) was undefined behaviour
+// (UBSan: load of an invalid enum value), and Hexagon was exported by casting 16 into it. The
+// field is now read and written as the 32-bit integer it is.
+std::int32_t raw_device_code(const DLDevice& d) {
+  std::int32_t c = 0;
+  std::memcpy(&c, &d.device_type, sizeof c);
+  return c;
+}
+
+TEST(DLPack, DeviceCodesOutsideTheEnumAreReadAsIntegers) {
+  int deleted = 0;
+  DLManagedTensor* m = c_make_float_matrix(1, 2, &deleted);
+  const DLTensor pristine = m->dl_tensor;
+  for (const std::int32_t garbage : {0, 5, 17, 1000, INT32_MAX, -1, INT32_MIN}) {
+    std::memcpy(&m->dl_tensor.device.device_type, &garbage, sizeof garbage);
+    const std::string e = error_of<tseq::Error>([&] { (void)tseq::from_dlpack(m); });
+    EXPECT_NE(e.find("from_dlpack: device (type " + std::to_string(garbage) + ", id 0) is not a DLPack device"),
+              std::string::npos)
+        << e;
+    EXPECT_EQ(deleted, 0);
+  }
+  m->dl_tensor = pristine;
+  const std::int32_t hexagon = 16;
+  std::memcpy(&m->dl_tensor.device.device_type, &hexagon, sizeof hexagon);
+  {
+    const Tensor t = tseq::from_dlpack(m);
+    EXPECT_EQ(t.device().type, tseq::DeviceType::Hexagon);
+    DLManagedTensor* out = tseq::to_dlpack(t);
+    EXPECT_EQ(raw_device_code(out->dl_tensor.device), 16);
+    c_release(out);
+  }
+  EXPECT_EQ(deleted, 1);
+}
+
+// Regression (issue 28): to_dlpack's strides of a zero-element tensor whose other dimensions
+// multiply past int64 overflowed (its comment said they could not: num_elements() is 0 and
+// fits). Checked: a ShapeError naming the shape; a tensor whose strides fit still exports.
+TEST(DLPack, ExportStridesThatOverflowAreAShapeError) {
+  const std::int64_t big = std::int64_t{1} << 40;
+  const Tensor bad = tseq::TensorBuffer(DataType::Float, Shape{0, big, big, big}).freeze();
+  EXPECT_EQ(error_of<tseq::ShapeError>([&] { (void)tseq::to_dlpack(bad); }),
+            "to_dlpack: the row-major strides of shape [0, 1099511627776, 1099511627776, 1099511627776] do not "
+            "fit int64 (DLPack's stride type)");
+  const Tensor ok =
+      tseq::TensorBuffer(DataType::Float, Shape{0, std::int64_t{1} << 20, std::int64_t{1} << 30}).freeze();
+  DLManagedTensor* out = tseq::to_dlpack(ok);
+  EXPECT_EQ(out->dl_tensor.strides[0], std::int64_t{1} << 50);
+  EXPECT_EQ(out->dl_tensor.strides[2], 1);
+  c_release(out);
 }
 
 TEST(DLPack, StringAndBoolCannotBeExported) {

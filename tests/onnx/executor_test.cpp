@@ -165,7 +165,7 @@ TEST(Executor, ErrorsNameTheModelTheNodeAndTheProblem) {
   const std::string bytes = "not a model";
   EXPECT_EQ(
       error_of([&] { (void)Model::parse(std::as_bytes(std::span<const char>(bytes.data(), bytes.size())), "x.onnx"); }),
-      "x.onnx: malformed ModelProto");
+      "x.onnx: malformed protobuf (a group or an unknown wire type)");
 }
 
 TEST(Executor, SessionLimitsStopRunawayModels) {

@@ -1,8 +1,8 @@
 #pragma once
 
-// Small models that once broke tseq::onnx (issue 11): resource bombs, arithmetic overflows and
-// pathological graphs. Built in memory, for the regression tests and the loader fuzzer's seeds
-// (fuzz/make_seeds.cpp); none needs a large file.
+// Small models that once broke tseq::onnx (issues 11 and 28): resource bombs, arithmetic
+// overflows, pathological graphs and loads that took unbounded time or memory. Built in memory, for the regression
+// tests and the loader fuzzer's seeds (fuzz/make_seeds.cpp); none needs a large file.
 
 #include <cstdint>
 #include <limits>
@@ -164,6 +164,144 @@ inline ::onnx::ModelProto endless_loop() {
   add_graph_attribute(add_node(g, "Loop", {"m", "", "x"}, {"y"}), "body", body);
   add_output(g, "y", tseq::DataType::Float, false);
   return make_model(g);
+}
+
+// ---- issue 28 ----------------------------------------------------------------------------------
+
+// A chain v0 -> Identity -> ... -> v<n> whose node, value and graph names are `name_bytes` long
+// (issue 28, defect 2: every node's error context was built eagerly from them).
+inline ::onnx::ModelProto long_names(int n, std::size_t name_bytes) {
+  const std::string pad(name_bytes, 'n');
+  auto name = [&](int k) {
+    std::string r = pad;
+    r += std::to_string(k);
+    return r;
+  };
+  ::onnx::GraphProto g;
+  g.set_name(pad);
+  add_input(g, name(0), tseq::DataType::Float, false);
+  for (int k = 1; k <= n; ++k) add_node(g, "Identity", {name(k - 1)}, {name(k)})->set_name(name(k));
+  add_output(g, name(n), tseq::DataType::Float, false);
+  return make_model(g);
+}
+
+// One SequenceConstruct of `k` inputs, all the same value x (defect 2: the last-use pass was
+// O(k^2) in a node's input count).
+inline ::onnx::ModelProto wide_node(int k) {
+  ::onnx::GraphProto g;
+  g.set_name("wide_node");
+  add_input(g, "x", tseq::DataType::Float, false);
+  add_node(g, "SequenceConstruct", std::vector<std::string>(static_cast<std::size_t>(k), "x"), {"s"});
+  add_node(g, "SequenceLength", {"s"}, {"n"});
+  add_output(g, "n", tseq::DataType::Int64, false);
+  return make_model(g);
+}
+
+// If nodes nested `depth` deep, each then-branch holding the next If (defect 2: compiling
+// subgraphs recursed without a bound). Every level has the condition input "c".
+inline ::onnx::ModelProto nested_ifs(int depth) {
+  ::onnx::GraphProto leaf;
+  leaf.set_name("leaf");
+  add_node(leaf, "Identity", {"x"}, {"y"});
+  add_output(leaf, "y", tseq::DataType::Float, false);
+  ::onnx::GraphProto inner = leaf;
+  for (int d = 0; d < depth; ++d) {  // the else branches are leaves: the model grows linearly
+    ::onnx::GraphProto level;
+    level.set_name("level" + std::to_string(d));
+    auto* n = add_node(level, "If", {"c"}, {"y"});
+    add_graph_attribute(n, "then_branch", inner);
+    add_graph_attribute(n, "else_branch", leaf);
+    add_output(level, "y", tseq::DataType::Float, false);
+    inner = std::move(level);
+  }
+  ::onnx::GraphProto g = std::move(inner);
+  g.set_name("nested_ifs");
+  add_scalar_input(g, "c", tseq::DataType::Bool);
+  add_input(g, "x", tseq::DataType::Float, false);
+  return make_model(g);
+}
+
+// SequenceMap over the input sequence s with a body of `outputs` Identity outputs (defect 4:
+// the output sequences were built outside the run budget).
+inline ::onnx::ModelProto wide_sequence_map(int outputs) {
+  ::onnx::GraphProto body;
+  body.set_name("map_body");
+  add_input(body, "t", tseq::DataType::Float, false);
+  std::vector<std::string> outs;
+  for (int k = 0; k < outputs; ++k) {
+    outs.push_back("o" + std::to_string(k));
+    add_node(body, "Identity", {"t"}, {outs.back()});
+    add_output(body, outs.back(), tseq::DataType::Float, false);
+  }
+  ::onnx::GraphProto g;
+  g.set_name("wide_map");
+  add_input(g, "s", tseq::DataType::Float, true);
+  add_graph_attribute(add_node(g, "SequenceMap", {"s"}, outs), "body", body);
+  add_output(g, "o0", tseq::DataType::Float, true);
+  return make_model(g);
+}
+
+// Unsqueeze of input x at the given axes (defect 5: the odometer walked every extent-1 axis
+// for every element; defect 4: ranks were unbounded).
+inline ::onnx::ModelProto unsqueeze(std::vector<std::int64_t> axes) {
+  ::onnx::GraphProto g;
+  g.set_name("unsqueeze");
+  add_input(g, "x", tseq::DataType::Float, false);
+  add_ints_initializer(g, "axes", std::move(axes));
+  add_node(g, "Unsqueeze", {"x", "axes"}, {"y"});
+  add_output(g, "y", tseq::DataType::Float, false);
+  return make_model(g);
+}
+
+// ConcatFromSequence along axis 0 of the input sequence s (of strings, defect 4: only the
+// 32-byte string objects were counted, not their characters).
+inline ::onnx::ModelProto concat_strings() {
+  ::onnx::GraphProto g;
+  g.set_name("concat_strings");
+  add_input(g, "s", tseq::DataType::String, true);
+  add_int_attribute(add_node(g, "ConcatFromSequence", {"s"}, {"y"}), "axis", 0);
+  add_output(g, "y", tseq::DataType::String, false);
+  return make_model(g);
+}
+
+// Not of input b, then If on its first element (defect 12: bool payloads were read as C++ bool).
+inline ::onnx::ModelProto not_model() {
+  ::onnx::GraphProto g;
+  g.set_name("not");
+  add_input(g, "b", tseq::DataType::Bool, false);
+  add_node(g, "Not", {"b"}, {"y"});
+  add_output(g, "y", tseq::DataType::Bool, false);
+  return make_model(g);
+}
+
+// A Loop of `m` iterations (m: an int64 scalar input) carrying a float tensor x unchanged to y
+// (defect 6: each test data set of a case had a fresh time limit; loading had none).
+inline ::onnx::ModelProto counted_loop() {
+  ::onnx::GraphProto body;
+  body.set_name("counted_body");
+  add_scalar_input(body, "i", tseq::DataType::Int64);
+  add_scalar_input(body, "c", tseq::DataType::Bool);
+  add_input(body, "x", tseq::DataType::Float, false);
+  add_node(body, "Identity", {"c"}, {"c2"});
+  add_node(body, "Identity", {"x"}, {"x2"});
+  add_output(body, "c2", tseq::DataType::Bool, false);
+  add_output(body, "x2", tseq::DataType::Float, false);
+  ::onnx::GraphProto g;
+  g.set_name("counted");
+  add_scalar_input(g, "m", tseq::DataType::Int64);
+  add_input(g, "x", tseq::DataType::Float, false);
+  add_graph_attribute(add_node(g, "Loop", {"m", "", "x"}, {"y"}), "body", body);
+  add_output(g, "y", tseq::DataType::Float, false);
+  return make_model(g);
+}
+
+// A serialized SequenceProto of `n` empty TensorProtos: two bytes each on disk, about 200 in
+// memory once parsed (defect 3).
+inline std::string empty_tensor_sequence(int n) {
+  ::onnx::SequenceProto s;
+  s.set_elem_type(::onnx::SequenceProto::TENSOR);
+  for (int i = 0; i < n; ++i) s.add_tensor_values();
+  return s.SerializeAsString();
 }
 
 }  // namespace tseq_test::hostile

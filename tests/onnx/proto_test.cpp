@@ -262,7 +262,7 @@ TEST(OnnxProto, MissingFileIsAnError) {
     (void)load_value("/nonexistent/input_0.pb", ValueType::tensor(DataType::Float));
     FAIL();
   } catch (const Error& e) {
-    EXPECT_STREQ(e.what(), "/nonexistent/input_0.pb: cannot be opened");
+    EXPECT_STREQ(e.what(), "/nonexistent/input_0.pb: cannot be opened (No such file or directory)");
   }
 }
 

@@ -397,7 +397,7 @@ TEST(Untrusted, TheConformanceRunnerBoundsCasesAndSurvivesLinkLoops) {
       run_command(std::string(TSEQ_ONNX_TEST_EXE) + " --max-loop-iterations 1000000000000 --time-limit 1 " +
                   (root / "cases").string() + " 2>&1");
   EXPECT_TRUE(contains(output, "FAIL cases/endless: ")) << output;
-  EXPECT_TRUE(contains(output, "the run took longer than its time limit of 1000 ms")) << output;
+  EXPECT_TRUE(contains(output, "the run took longer than its time limit of ")) << output;
   EXPECT_TRUE(contains(output, "0 passed, 1 failed")) << output;  // the link loop adds no case
   EXPECT_EQ(status, 1);
   fs::remove_all(root);

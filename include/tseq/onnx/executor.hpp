@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "tseq/onnx/proto.hpp"
 #include "tseq/onnx/value.hpp"
 
 namespace onnx {
@@ -40,7 +41,42 @@ struct ValueInfo {
 
 namespace detail {
 struct Graph;
-}
+struct ModelAccess;
+}  // namespace detail
+
+/// Limits on loading a model (Model::load, parse, from_proto). The defaults bound only what
+/// must always be bounded (a file protobuf cannot parse, subgraphs nested past the stack);
+/// for models nobody trusted start from untrusted(). Every limit is checked before the memory
+/// or time it guards is spent, and going over one is a tseq::Error naming the model, the
+/// limit and, where there is one, the node. docs/onnx.md ("Running untrusted models") lists them.
+struct LoadOptions {
+  /// Bytes of the .onnx file (or buffer), checked before it is read. Protobuf parses at most
+  /// 2 GiB - 1; a model with external data is not supported.
+  std::int64_t max_file_bytes = std::numeric_limits<std::int32_t>::max();
+  /// Memory the parsed model may take (protobuf's messages, estimated by a walk over the bytes
+  /// before they are parsed: an empty NodeProto is 2 bytes on disk and ~200 in memory), plus
+  /// the initializers and tseq's graph (counted as they are built).
+  std::int64_t max_bytes = std::numeric_limits<std::int64_t>::max();
+  /// Nodes in the model, subgraphs included (counted before the bytes are parsed).
+  std::int64_t max_nodes = std::numeric_limits<std::int64_t>::max();
+  /// Bytes of one name (graph, node, value, attribute, domain, operator).
+  std::int64_t max_name_bytes = std::numeric_limits<std::int64_t>::max();
+  /// Wall-clock time loading may take, checked as nodes are compiled and types inferred;
+  /// zero: no limit.
+  std::chrono::nanoseconds time_limit{0};
+  /// Where the initializers are allocated; nullptr: tseq::default_memory_resource(). Must
+  /// outlive the model.
+  std::pmr::memory_resource* memory_resource = nullptr;
+
+  /// Limits for models nobody trusted: 1 GiB files, 4 GiB of memory, 10^6 nodes, 4 KiB names,
+  /// 60 s to load.
+  [[nodiscard]] static LoadOptions untrusted();
+};
+
+/// Subgraphs (If branches, Loop and SequenceMap bodies) nest at most this deep in a model tseq
+/// loads: compiling them recurses, and protobuf parses at most 100 nested messages (three per
+/// graph level) anyway.
+inline constexpr int max_graph_depth = 32;
 
 /// A loaded, checked ONNX model: a shared handle (copies share one immutable graph); share it
 /// between sessions and threads.
@@ -52,11 +88,21 @@ class Model {
   /// inferred type for every graph and subgraph output. Throws tseq::Error naming the file, the
   /// node and the problem; nothing is run. The initializers are allocated from `resource`
   /// (nullptr: tseq::default_memory_resource()), which must outlive the model.
+  ///
+  /// The file is read with read_file (a regular file, at most options.max_file_bytes) and
+  /// every LoadOptions limit applies; loading takes time and memory linear in the file's size.
+  /// std::bad_alloc becomes an Error naming the file.
+  [[nodiscard]] static Model load(const std::filesystem::path& file, const LoadOptions& options);
+  /// Same, with the default LoadOptions and initializers allocated from `resource`.
   [[nodiscard]] static Model load(const std::filesystem::path& file, std::pmr::memory_resource* resource = nullptr);
   /// Parses serialized ModelProto bytes; `name` is used in error messages.
+  [[nodiscard]] static Model parse(std::span<const std::byte> bytes, std::string_view name, const LoadOptions& options);
   [[nodiscard]] static Model parse(std::span<const std::byte> bytes, std::string_view name,
                                    std::pmr::memory_resource* resource = nullptr);
-  /// Takes a ModelProto already in memory.
+  /// Takes a ModelProto already in memory (and copies it: the model keeps its own).
+  /// options.max_file_bytes and the pre-parse estimate do not apply; the other limits do.
+  [[nodiscard]] static Model from_proto(const ::onnx::ModelProto& proto, std::string_view name,
+                                        const LoadOptions& options);
   [[nodiscard]] static Model from_proto(const ::onnx::ModelProto& proto, std::string_view name,
                                         std::pmr::memory_resource* resource = nullptr);
 
@@ -68,6 +114,7 @@ class Model {
 
  private:
   friend class Session;
+  friend struct detail::ModelAccess;
   Model(std::shared_ptr<const detail::Graph> g, std::string name, int opset)
       : graph_(std::move(g)), name_(std::move(name)), opset_(opset) {}
   std::shared_ptr<const detail::Graph> graph_;
@@ -101,15 +148,19 @@ struct SessionOptions {
   std::int64_t max_tensor_elements = std::numeric_limits<std::int64_t>::max();
   /// Bytes of one tensor an operator may create.
   std::int64_t max_tensor_bytes = std::numeric_limits<std::int64_t>::max();
-  /// Bytes of all tensors the run creates that are alive at once (payloads and headers from
-  /// memory_resource); checked on every allocation, and before operators that make many
-  /// tensors at once (SplitToSequence) start.
+  /// Bytes of all tensors the run creates that are alive at once: payloads and headers from
+  /// memory_resource, the characters of string elements and shape dims past
+  /// Shape::inline_rank (charged to the budget while the tensor lives); checked on every
+  /// allocation. Before operators that make many tensors or sequence elements at once start
+  /// (SplitToSequence, SequenceMap, Loop scan outputs), what they will make is checked
+  /// against what is left, sequence storage counted at 16 bytes an element.
   std::int64_t max_run_bytes = std::numeric_limits<std::int64_t>::max();
-  /// Tensors in one sequence an operator may create (bounds sequence storage, which is not
-  /// counted in max_run_bytes: about 10 bytes per element).
+  /// Tensors in one sequence an operator may create (bounds sequence storage: about 10 bytes
+  /// per element).
   std::int64_t max_sequence_length = std::numeric_limits<std::int64_t>::max();
-  /// Wall-clock time one run may take, checked between nodes and loop iterations; zero: no
-  /// limit. Past it the run throws RunStopped.
+  /// Wall-clock time one run may take, checked between nodes and loop iterations and every
+  /// 2^16 elements inside kernels that walk elements; zero: no limit. Past it the run throws
+  /// RunStopped.
   std::chrono::nanoseconds time_limit{0};
   /// Set to true from any thread to stop a running run (as ONNX Runtime's
   /// RunOptions::terminate); checked between nodes and loop iterations, then the run throws
@@ -123,6 +174,11 @@ struct SessionOptions {
   /// Limits for models nobody trusted: 10^7 loop iterations, 2^28 elements and 1 GiB per
   /// tensor, 4 GiB of tensors per run, 10^7 tensors per sequence, 10 minutes per run.
   [[nodiscard]] static SessionOptions untrusted();
+
+  /// These limits as ReadLimits, for reading the values a run is fed (load_value): a file of
+  /// at most max_run_bytes (and 2 GiB - 1), a value of at most max_run_bytes, and the
+  /// per-tensor and per-sequence limits.
+  [[nodiscard]] ReadLimits read_limits() const noexcept;
 };
 
 /// Runs a Model. Holds a shared handle to it (a temporary Model is fine). Cheap to create; not

@@ -4,14 +4,22 @@
 /// Values that flow through an ONNX graph: a tensor, a sequence of tensors, or an optional of
 /// either; and their declared types.
 
+#include <cstddef>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <variant>
 
 #include "tseq/sequence.hpp"
 #include "tseq/tensor.hpp"
 
 namespace tseq::onnx {
+
+/// The largest rank of a tensor tseq::onnx reads from a protobuf, takes as a feed or lets an
+/// operator make (numpy 2's NPY_MAXDIMS, so any such tensor can reach numpy). A rank-r shape
+/// costs 8r bytes (and its strides as much again) while holding no elements: bounding the
+/// rank keeps what a model or file chooses from costing memory no element limit sees.
+inline constexpr std::size_t max_rank = 64;
 
 /// A declared ONNX type: tensor(T), seq(tensor(T)) or optional(tensor(T) | seq(tensor(T))).
 struct ValueType {
@@ -25,6 +33,12 @@ struct ValueType {
   [[nodiscard]] static ValueType optional(Kind of, DataType t) { return {Kind::Optional, t, of}; }
   friend bool operator==(const ValueType&, const ValueType&) = default;
 };
+
+/// A name taken from a model or a file, fit for one line of a message: control characters,
+/// single quotes, backslashes and bytes >= 0x7F as \n, \t, \', \\ or \xNN, and past `max_bytes` cut
+/// with "...(N bytes)". Every name tseq::onnx puts in a message goes through this, so a name
+/// holding a newline cannot forge a line of a report.
+[[nodiscard]] std::string escape_name(std::string_view name, std::size_t max_bytes = 200);
 
 /// "tensor(float)", "seq(tensor(int64))", "optional(seq(tensor(float)))".
 [[nodiscard]] std::string to_string(const ValueType& t);
