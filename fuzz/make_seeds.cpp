@@ -130,7 +130,12 @@ int main(int argc, char** argv) {
     write(dir, "hostile_concat_strings", 0, 0, h::concat_strings().SerializeAsString());
     write(dir, "hostile_not", 0, 0, h::not_model().SerializeAsString());
     write(dir, "hostile_counted_loop", 0, 0, h::counted_loop().SerializeAsString());
+    write(dir, "hostile_string_scan", 0, 0, h::string_scan(1000).SerializeAsString());
+    write(dir, "hostile_stack_floats", 0, 0, h::stack_floats().SerializeAsString());
     write(dir, "hostile_empty_tensor_sequence", 2, 0, h::empty_tensor_sequence(1000));
+    std::string wrong_wire;  // ModelProto.graph (a message) sent as varints: unknown fields
+    for (int i = 0; i < 1000; ++i) wrong_wire.append("\x38\x00", 2);
+    write(dir, "hostile_wrong_wire_type", 0, 0, wrong_wire);
     ::onnx::TensorProto high_rank;
     high_rank.set_data_type(::onnx::TensorProto::FLOAT);
     for (int d = 0; d < 100; ++d) high_rank.add_dims(1);

@@ -73,7 +73,10 @@ template <class T>
 void copy_columns(const T* src, Index src_cols, Index src_col, T* dst, Index dst_cols, Index dst_col, Index rows,
                   Index width) {
   if (rows == 0 || width == 0) return;
-  if constexpr (std::is_same_v<T, std::string>) {
+  if constexpr (std::is_same_v<T, bool>) {  // as bytes: adopted memory may hold any byte
+    copy_columns(reinterpret_cast<const unsigned char*>(src), src_cols, src_col, reinterpret_cast<unsigned char*>(dst),
+                 dst_cols, dst_col, rows, width);
+  } else if constexpr (std::is_same_v<T, std::string>) {
     for (Index r = 0; r < rows; ++r) {
       const T* from = src + r * src_cols + src_col;
       std::copy(from, from + width, dst + r * dst_cols + dst_col);

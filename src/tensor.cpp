@@ -133,12 +133,12 @@ namespace detail {
 namespace {
 constexpr std::size_t block_alignment = alignof(std::max_align_t);
 
-// The charge slot of an owned block (charged_resource): right after the header, present for
+// The charge slot of an owned block (ChargedResource): right after the header, present for
 // string tensors and shapes past Shape::inline_rank when the resource counts charges.
 constexpr std::size_t slot_bytes = sizeof(std::size_t);
-charged_resource* charging(std::pmr::memory_resource* r, DataType t, const Shape& s) noexcept {
+ChargedResource* charging(std::pmr::memory_resource& r, DataType t, const Shape& s) noexcept {
   if (t != DataType::String && s.rank() <= Shape::inline_rank) return nullptr;
-  return dynamic_cast<charged_resource*>(r);
+  return dynamic_cast<ChargedResource*>(&r);
 }
 std::size_t* slot_of(TensorStorage* p) noexcept {
   return reinterpret_cast<std::size_t*>(reinterpret_cast<std::byte*>(p) + sizeof(TensorStorage));
@@ -155,7 +155,7 @@ void destroy_owned(TensorStorage* p) noexcept {
     auto* d = static_cast<std::string*>(p->data());
     for (std::size_t i = 0; i < p->count; ++i) d[i].~basic_string();
   }
-  if (charged_resource* c = charging(p->resource, p->dtype, p->shape)) c->uncharge(*slot_of(p));
+  if (ChargedResource* c = charging(*p->resource, p->dtype, p->shape)) c->uncharge(*slot_of(p));
   std::pmr::memory_resource* r = p->resource;
   const std::size_t bytes = p->block_bytes;
   void* block = reinterpret_cast<std::byte*>(p) - p->block_offset;
@@ -197,7 +197,7 @@ TensorStorage* TensorStorage::create(DataType t, Shape s, std::pmr::memory_resou
     throw ShapeError("shape " + to_string(s) + " is too large to allocate");
   }
   if (r == nullptr) r = default_memory_resource();
-  charged_resource* const charged = charging(r, t, s);
+  ChargedResource* const charged = charging(*r, t, s);
   const std::size_t slot = charged != nullptr ? slot_bytes : 0;
   const std::size_t dims = s.rank() > Shape::inline_rank ? s.rank() * sizeof(std::int64_t) : 0;
   const std::size_t payload = n * elem;
@@ -230,7 +230,7 @@ TensorStorage* TensorStorage::create(DataType t, Shape s, std::pmr::memory_resou
 
 void charge_strings(TensorStorage& st) {
   if (st.destroy_ != &destroy_owned) return;
-  charged_resource* c = charging(st.resource, st.dtype, st.shape);
+  ChargedResource* c = charging(*st.resource, st.dtype, st.shape);  // owned: never null
   if (c == nullptr) return;
   const auto* d = static_cast<const std::string*>(st.data());
   std::size_t chars = 0;

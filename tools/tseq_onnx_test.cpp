@@ -66,9 +66,11 @@ constexpr std::size_t kMaxReason = 4000;
 
 using Clock = std::chrono::steady_clock;
 
-// `s` with control characters (and DEL) as \n, \t, \r or \xNN, cut past `max` bytes; tseq's own
-// messages already escape the names they quote, and this makes file and folder names safe too.
-std::string printable(std::string_view s, std::size_t max = kMaxReason) {
+// `s` with control characters, DEL and bytes >= 0x80 as \n, \t, \r or \xNN, cut past `max`
+// bytes: every reason printed is one line. For a file or folder name (`name`), backslashes are
+// doubled too, so that no name forges an escape; tseq's messages already escape the names they
+// quote that way (escape_name), so their backslashes are kept.
+std::string printable(std::string_view s, std::size_t max = kMaxReason, bool name = false) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
   for (std::size_t i = 0; i < s.size(); ++i) {
@@ -83,7 +85,9 @@ std::string printable(std::string_view s, std::size_t max = kMaxReason) {
       out += "\\t";
     } else if (c == '\r') {
       out += "\\r";
-    } else if (c < 0x20 || c == 0x7F) {
+    } else if (c == '\\' && name) {
+      out += "\\\\";
+    } else if (c < 0x20 || c >= 0x7F) {  // bytes >= 0x80 too: UTF-8 C1 controls (U+009B) are controls
       out += "\\x";
       out += kHex[c >> 4];
       out += kHex[c & 0xF];
@@ -94,7 +98,7 @@ std::string printable(std::string_view s, std::size_t max = kMaxReason) {
   return out;
 }
 
-std::string printable_path(const fs::path& p) { return printable(std::string_view(p.native())); }
+std::string printable_path(const fs::path& p) { return printable(std::string_view(p.native()), kMaxReason, true); }
 
 // The rules a search and its cases follow.
 struct Walk {
@@ -122,8 +126,9 @@ std::string check_link(const fs::path& p, const Walk& w) {
   const fs::path real = fs::canonical(p, ec);
   if (ec) return printable_path(p) + ": a symbolic link that cannot be resolved (" + ec.message() + ")";
   if (!inside(real, w.real_root)) {
-    return printable_path(p) + ": a symbolic link that leads outside " + printable_path(w.root) + " (to " +
-           printable_path(real) + "); --follow-links follows it";
+    // The target is not printed: where a link leads outside is not the folder's to reveal.
+    return printable_path(p) + ": a symbolic link that leads outside " + printable_path(w.root) +
+           " (--follow-links follows it)";
   }
   return {};
 }
@@ -180,7 +185,8 @@ void collect(const Walk& w, Found& found) {
                                           " deep are not searched");
       continue;
     }
-    for (auto it = subs.rbegin(); it != subs.rend(); ++it) stack.emplace_back(std::move(*it), depth + 1);
+    std::reverse(subs.begin(), subs.end());  // popped in name order
+    for (auto& sub : subs) stack.emplace_back(std::move(sub), depth + 1);
   }
 }
 
@@ -251,7 +257,10 @@ std::string run_case(const fs::path& dir, const Walk& w, const Limits& lim) {
       const Value expected = load_pb(set / ("output_" + std::to_string(i) + ".pb"), model.outputs()[i].type);
       std::string why;
       if (!all_close(outputs[i], expected, kRtol, kAtol, &why)) {
-        return set_name + " output " + std::to_string(i) + " ('" + escape_name(model.outputs()[i].name) + "'): " + why;
+        std::string r = set_name;
+        r += " output " + std::to_string(i) + " ('" + escape_name(model.outputs()[i].name) + "'): ";
+        r += why;
+        return r;
       }
       ++checked;
     }

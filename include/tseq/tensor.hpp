@@ -120,7 +120,7 @@ namespace detail {
 // create() charges the dims, TensorBuffer::freeze() the characters (the change since the last
 // freeze), and the block's destruction releases the slot's amount. The executor's run budget
 // (max_run_bytes) is one; other resources see no difference.
-class charged_resource : public std::pmr::memory_resource {
+class ChargedResource : public std::pmr::memory_resource {
  public:
   // Counts `bytes` more; throws (a tseq::Error naming the limit) if that passes a limit.
   virtual void charge(std::size_t bytes) = 0;
@@ -225,7 +225,7 @@ struct CallbackOwner {
   }
 };
 
-// Brings a string tensor's charge (charged_resource) up to date with its characters. O(n).
+// Brings a string tensor's charge (ChargedResource) up to date with its characters. O(n).
 void charge_strings(TensorStorage& s);
 
 // Validates an adoption; returns the element count. Throws TypeError (string or bad dtype),

@@ -24,24 +24,35 @@ using onnx::SessionOptions;
 using onnx::Value;
 using onnx::ValueType;
 
+// Seconds (a float, >= 0; 0: none) as the nanoseconds a limit holds; `what` names the field.
+std::chrono::nanoseconds seconds_limit(double seconds, const char* what) {
+  if (!(seconds >= 0)) throw Error(std::string(what) + ": " + std::to_string(seconds) + " is not >= 0");
+  // Longer than about 292 years is no limit (the nanosecond count would not fit).
+  // Any positive limit is at least 1 ns (0 would mean none).
+  return seconds >= 9.2e9 ? std::chrono::nanoseconds(0)
+         : seconds > 0 ? std::chrono::nanoseconds(std::max<std::int64_t>(1, static_cast<std::int64_t>(seconds * 1e9)))
+                       : std::chrono::nanoseconds(0);
+}
+
 // SessionOptions with time_limit in seconds (a float); the rest as in C++.
 struct Options {
   SessionOptions o;
 
   [[nodiscard]] double time_limit() const { return std::chrono::duration<double>(o.time_limit).count(); }
-  void set_time_limit(double seconds) {
-    if (!(seconds >= 0)) throw Error("SessionOptions.time_limit: " + std::to_string(seconds) + " is not >= 0");
-    // Longer than about 292 years is no limit (the nanosecond count would not fit).
-    // Any positive limit is at least 1 ns (0 would mean none).
-    o.time_limit = seconds >= 9.2e9 ? std::chrono::nanoseconds(0)
-                   : seconds > 0
-                       ? std::chrono::nanoseconds(std::max<std::int64_t>(1, static_cast<std::int64_t>(seconds * 1e9)))
-                       : std::chrono::nanoseconds(0);
-  }
+  void set_time_limit(double seconds) { o.time_limit = seconds_limit(seconds, "SessionOptions.time_limit"); }
 };
 
-std::int64_t non_negative(std::int64_t v, const char* name) {
-  if (v < 0) throw Error(std::string("SessionOptions.") + name + ": " + std::to_string(v) + " is negative");
+// LoadOptions with time_limit in seconds; the rest as in C++ (the initializers' memory
+// resource is not exposed: Python models use tseq's default).
+struct LoadLimits {
+  onnx::LoadOptions o;
+
+  [[nodiscard]] double time_limit() const { return std::chrono::duration<double>(o.time_limit).count(); }
+  void set_time_limit(double seconds) { o.time_limit = seconds_limit(seconds, "LoadOptions.time_limit"); }
+};
+
+std::int64_t non_negative(std::int64_t v, const char* name, const char* cls = "SessionOptions") {
+  if (v < 0) throw Error(std::string(cls) + "." + name + ": " + std::to_string(v) + " is negative");
   return v;
 }
 
@@ -85,8 +96,9 @@ bool on_main_thread() {
 
 class PySession {
  public:
-  PySession(py::handle model, const std::optional<Options>& options)
-      : cancel_(std::make_unique<std::atomic<bool>>(false)), model_(load(model)) {
+  PySession(py::handle model, const std::optional<Options>& options, const std::optional<LoadLimits>& load_options)
+      : cancel_(std::make_unique<std::atomic<bool>>(false)),
+        model_(load(model, load_options ? load_options->o : onnx::LoadOptions{})) {
     SessionOptions o = options ? options->o : SessionOptions{};
     o.cancel = cancel_.get();
     session_ = std::make_unique<onnx::Session>(model_, o);
@@ -145,20 +157,21 @@ class PySession {
   }
 
  private:
-  static onnx::Model load(py::handle model) {
+  static onnx::Model load(py::handle model, const onnx::LoadOptions& options) {
     if (PyBytes_Check(model.ptr()) != 0 || PyByteArray_Check(model.ptr()) != 0 ||
         PyMemoryView_Check(model.ptr()) != 0) {
       const auto b = py::reinterpret_steal<py::bytes>(PyBytes_FromObject(model.ptr()));
       if (!b) throw py::error_already_set();
       const std::string bytes = b;
       py::gil_scoped_release unlocked;
-      return onnx::Model::parse(std::as_bytes(std::span<const char>(bytes.data(), bytes.size())), "model bytes");
+      return onnx::Model::parse(std::as_bytes(std::span<const char>(bytes.data(), bytes.size())), "model bytes",
+                                options);
     }
     const py::object fspath = py::module_::import("os").attr("fspath");
     const auto path = fspath(model).cast<std::string>();
     if (path.find('\0') != std::string::npos) throw py::value_error("Session: the model path holds a NUL byte");
     py::gil_scoped_release unlocked;
-    return onnx::Model::load(std::filesystem::path(path));
+    return onnx::Model::load(std::filesystem::path(path), options);
   }
 
   static py::list describe(const std::vector<onnx::ValueInfo>& v) {
@@ -306,10 +319,50 @@ Keyword arguments set fields: SessionOptions(max_loop_iterations=100, time_limit
                ", time_limit=" + std::to_string(o.time_limit()) + ")";
       });
 
+  py::class_<LoadLimits>(m, "LoadOptions", R"doc(
+Limits on loading a model (tseq::onnx::LoadOptions; docs/onnx.md, "Running untrusted models").
+The defaults bound only what must be (files under 2 GiB, subgraphs 32 deep);
+LoadOptions.untrusted() gives limits for models nobody trusted. A path must name a regular
+file (a FIFO or a device is refused before it is read). Keyword arguments set fields:
+LoadOptions(max_nodes=1000, time_limit=2.0).
+)doc")
+      .def(py::init([](const py::kwargs& limits) {
+        py::object o = py::cast(LoadLimits{});
+        for (auto [k, v] : limits) {
+          if (!py::hasattr(o, k)) {
+            throw TypeError("LoadOptions: no limit named '" + k.cast<std::string>() +
+                            "' (max_file_bytes, max_bytes, max_nodes, max_name_bytes, time_limit)");
+          }
+          o.attr(k) = v;
+        }
+        return o.cast<LoadLimits>();
+      }))
+      .def_static(
+          "untrusted", [] { return LoadLimits{onnx::LoadOptions::untrusted()}; },
+          "1 GiB files, 4 GiB of memory, 10^6 nodes, 4 KiB names, 60 s to load.")
+#define TSEQ_LOAD_LIMIT(name, doc)                         \
+  def_property(                                            \
+      #name, [](const LoadLimits& o) { return o.o.name; }, \
+      [](LoadLimits& o, std::int64_t v) { o.o.name = non_negative(v, #name, "LoadOptions"); }, doc)
+      .TSEQ_LOAD_LIMIT(max_file_bytes, "Bytes of the model file or buffer, checked before it is read.")
+      .TSEQ_LOAD_LIMIT(max_bytes, "Memory the parsed model may take (estimated before parsing).")
+      .TSEQ_LOAD_LIMIT(max_nodes, "Nodes in the model, subgraphs included.")
+      .TSEQ_LOAD_LIMIT(max_name_bytes, "Bytes of one name (graph, node, value, attribute).")
+#undef TSEQ_LOAD_LIMIT
+      .def_property("time_limit", &LoadLimits::time_limit, &LoadLimits::set_time_limit,
+                    "Seconds loading may take (0: no limit).")
+      .def("__repr__", [](const LoadLimits& o) {
+        return "tseq.onnx.LoadOptions(max_file_bytes=" + std::to_string(o.o.max_file_bytes) +
+               ", max_bytes=" + std::to_string(o.o.max_bytes) + ", max_nodes=" + std::to_string(o.o.max_nodes) +
+               ", max_name_bytes=" + std::to_string(o.o.max_name_bytes) +
+               ", time_limit=" + std::to_string(o.time_limit()) + ")";
+      });
+
   py::class_<PySession>(m, "Session", R"doc(
-Runs an ONNX model with tseq values (tseq::onnx::Session): Session(model, options=None), model
-a path (str or os.PathLike) or the serialized bytes. The model is checked when loaded
-(tseq.Error naming the node and the problem).
+Runs an ONNX model with tseq values (tseq::onnx::Session): Session(model, options=None,
+load_options=None), model a path (str or os.PathLike) or the serialized bytes. The model is
+checked when loaded, within load_options (a LoadOptions; None: its defaults), and any failure
+is a tseq.Error naming the node and the problem.
 
 run(feeds) takes a dict of input name to: a numpy array, torch tensor or tseq.Tensor (tensor
 inputs, taken without copying); a tseq.Sequence or a list of tensor-likes (sequence inputs);
@@ -318,7 +371,8 @@ None (an empty optional). The GIL is released while the model runs; Ctrl-C stops
 main thread (KeyboardInterrupt). One run at a time per Session: runs from several threads wait
 for each other (create a Session per thread to run in parallel).
 )doc")
-      .def(py::init<py::handle, const std::optional<Options>&>(), py::arg("model"), py::arg("options") = py::none())
+      .def(py::init<py::handle, const std::optional<Options>&, const std::optional<LoadLimits>&>(), py::arg("model"),
+           py::arg("options") = py::none(), py::arg("load_options") = py::none())
       .def_property_readonly("inputs", &PySession::inputs, "[(name, type)] of the graph's inputs.")
       .def_property_readonly("outputs", &PySession::outputs, "[(name, type)] of the graph's outputs.")
       .def_property_readonly("opset", &PySession::opset, "The default-domain opset the model imports.")

@@ -21,8 +21,18 @@ class SessionOptions:
     @staticmethod
     def untrusted() -> SessionOptions: ...
 
+class LoadOptions:
+    max_file_bytes: int
+    max_bytes: int
+    max_nodes: int
+    max_name_bytes: int
+    time_limit: float  # seconds; 0: none
+    def __init__(self, **limits: Any) -> None: ...
+    @staticmethod
+    def untrusted() -> LoadOptions: ...
+
 class Session:
-    def __init__(self, model: str | os.PathLike[str] | bytes | bytearray | memoryview, options: SessionOptions | None = None) -> None: ...
+    def __init__(self, model: str | os.PathLike[str] | bytes | bytearray | memoryview, options: SessionOptions | None = None, load_options: LoadOptions | None = None) -> None: ...
     @property
     def inputs(self) -> list[tuple[str, str]]: ...
     @property

@@ -30,9 +30,11 @@ Values run_loop(const Node& n, Inputs& in, const Scope& scope, Context& cx) {
   const std::size_t n_scan = body.outputs.size() - 1 - carried.size();  // checked at load
   std::vector<std::vector<Tensor>> scans(n_scan);
   std::vector<std::int64_t> scan_elements(n_scan, 0);
-  // The scans' handles are not charged to the budget while the loop runs: each iteration
-  // checks that they fit what is left of it.
+  std::vector<std::int64_t> scan_chars(n_scan, 0);  // string scans: characters the stacking copies
+  // The scans' handles, and the characters their stacking will copy, are not charged to the
+  // budget while the loop runs: each iteration checks that they fit what is left of it.
   std::int64_t scan_handles = 0;
+  std::int64_t all_chars = 0;
   for (std::int64_t i = 0; i < trips && cond; ++i) {
     if (i >= cx.options.max_loop_iterations) {
       throw Error("Loop: more than " + std::to_string(cx.options.max_loop_iterations) +
@@ -60,7 +62,11 @@ Values run_loop(const Node& n, Inputs& in, const Scope& scope, Context& cx) {
       // The stacked result must fit the limits: checked as it grows, before it is made.
       scan_elements[k] = tseq::detail::checked_add(scan_elements[k], static_cast<std::int64_t>(v.tensor().size()),
                                                    "Loop", "a scan output's element count");
-      cx.check_tensor(scan_elements[k], v.tensor().dtype(), "Loop scan output");
+      const std::int64_t chars = string_chars(v.tensor());
+      scan_chars[k] = tseq::detail::checked_add(scan_chars[k], chars, "Loop", "a scan output's characters");
+      all_chars = tseq::detail::checked_add(all_chars, chars, "Loop", "the scan outputs' characters");
+      cx.check_tensor(scan_elements[k], v.tensor().dtype(), "Loop scan output", scan_chars[k]);
+      if (chars > 0) cx.check_run_bytes(all_chars, "Loop scan outputs");
       cx.check_sequence(static_cast<std::int64_t>(scans[k].size()) + 1, "Loop scan output");
       scans[k].push_back(v.tensor());
     }

@@ -118,8 +118,10 @@ struct Context {
   // Throws Error unless a tensor of `shape` and `dtype` fits the per-tensor limits (checked
   // before allocating it). Also checks the shape (ShapeError).
   void check_tensor(const Shape& shape, DataType dtype, std::string_view op) const;
-  // Same, for a tensor of `elements` elements of `dtype`.
-  void check_tensor(std::int64_t elements, DataType dtype, std::string_view op) const;
+  // Same, for a tensor of `elements` elements of `dtype`; `chars`: the characters its string
+  // elements will hold (copied through the global heap, so checked against max_tensor_bytes and
+  // what is left of the run's byte budget before they are copied).
+  void check_tensor(std::int64_t elements, DataType dtype, std::string_view op, std::int64_t chars = 0) const;
   // Throws Error unless a sequence of `length` tensors fits max_sequence_length.
   void check_sequence(std::int64_t length, std::string_view op) const;
   // Throws Error unless `bytes` more would fit the run's byte budget (for operators that make
@@ -167,6 +169,8 @@ std::optional<Tensor> optional_tensor(Inputs& in, std::size_t j);
 TensorSequence take_sequence(Inputs& in, std::size_t j);
 void check_host(const Tensor& t, const std::string& what);
 bool bool_scalar(const Tensor& t, const char* what);
+// The characters of a host string tensor's elements (0 for other tensors). O(elements).
+std::int64_t string_chars(const Tensor& t);
 std::vector<std::int64_t> int_list(const Tensor& t, const char* what);
 Values one(Value v);
 // SequenceEmpty's dtype attribute (default float); TypeError naming the value if not 1..15.

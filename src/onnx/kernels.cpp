@@ -65,6 +65,13 @@ void check_host(const Tensor& t, const std::string& what) {
   if (!t.device().is_host_readable()) tseq::detail::throw_not_host("", what, t.device());
 }
 
+std::int64_t string_chars(const Tensor& t) {
+  if (t.dtype() != DataType::String || !t.device().is_host_readable()) return 0;
+  std::int64_t n = 0;
+  for (const std::string& x : t.values<std::string>()) n += static_cast<std::int64_t>(x.size());  // < 2^63: in memory
+  return n;
+}
+
 bool bool_scalar(const Tensor& t, const char* what) {
   if (t.dtype() != DataType::Bool || t.size() != 1) {
     throw TypeError(std::string(what) + " must be a one-element bool tensor, got " + dtype_name(t.dtype()) +
@@ -338,6 +345,10 @@ Values unsqueeze(const Node& n, Inputs& in, const Scope&, Context& cx) {
   }
   check_host(data, "Unsqueeze: input 0");
   const auto r = static_cast<std::int64_t>(data.rank() + axes.size());
+  if (r > static_cast<std::int64_t>(max_rank)) {  // before the axes are sorted and the dims built
+    throw Error("Unsqueeze: the result would have rank " + std::to_string(r) + ", over tseq::onnx's max_rank of " +
+                std::to_string(max_rank));
+  }
   for (auto& a : axes) {
     if (a < -r || a >= r) {
       throw IndexError("Unsqueeze: axis " + std::to_string(a) + " is out of range [" + std::to_string(-r) + ", " +
@@ -459,12 +470,19 @@ Values split_to_sequence(const Node& n, Inputs& in, const Scope&, Context& cx) {
 Values concat_from_sequence(const Node& n, Inputs& in, const Scope&, Context& cx) {
   const TensorSequence s = take_sequence(in, 0);
   const std::int64_t new_axis = int_attribute(n, "new_axis", 0);
+  if (!s.empty() && s[0].rank() + (new_axis != 0 ? 1 : 0) > max_rank) {
+    throw Error("ConcatFromSequence: the result would have rank " +
+                std::to_string(s[0].rank() + (new_axis != 0 ? 1 : 0)) + ", over tseq::onnx's max_rank of " +
+                std::to_string(max_rank));
+  }
   std::int64_t total = 0;
+  std::int64_t chars = 0;  // string elements: their characters, copied from the global heap
   for (const Tensor& t : s) {
     total = tseq::detail::checked_add(total, static_cast<std::int64_t>(t.size()), "ConcatFromSequence",
                                       "the result's element count");
+    chars = tseq::detail::checked_add(chars, string_chars(t), "ConcatFromSequence", "the result's characters");
   }
-  cx.check_tensor(total, s.dtype(), "ConcatFromSequence");
+  cx.check_tensor(total, s.dtype(), "ConcatFromSequence", chars);
   return one(ops::concat_from_sequence(s, int_attribute(n, "axis", std::nullopt), new_axis, cx.resource));
 }
 

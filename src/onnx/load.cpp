@@ -82,7 +82,8 @@ struct Loader {
 // What a node's graph-level bookkeeping costs, for LoadOptions::max_bytes: the Node, its
 // vectors and the slot-map entries of its outputs.
 std::int64_t node_bytes(const ::onnx::NodeProto& np) {
-  return static_cast<std::int64_t>(sizeof(Node)) + 48 * (np.input_size() + np.output_size()) + 64;
+  return static_cast<std::int64_t>(sizeof(Node)) +
+         std::int64_t{48} * (std::int64_t{np.input_size()} + std::int64_t{np.output_size()}) + 64;
 }
 
 // Number of inputs a node gives: trailing "" (omitted optional inputs) past the required
@@ -257,9 +258,13 @@ struct Compiler {
     g->model = L.model;
     g->name = gp.name();
     if (gp.sparse_initializer_size() > 0) c.fail("sparse initializers are not supported");
+    std::unordered_map<int, std::size_t> initializer_at;  // slot -> index in `initializers`
+    std::size_t seen = 0;
     for (const auto& t : gp.initializer()) {
+      if ((++seen & 255) == 0) L.check_time(c);
       L.name(t.name(), c, "initializer");
       const int s = define(t.name(), kByInitializer);
+      initializer_at.emplace(s, initializers.size());
       Tensor v = from_proto(t, c.str() + ": initializer '" + escape_name(t.name()) + "'", L.options.memory_resource);
       std::size_t b = v.size() * dtype_size(v.dtype()) + tseq::detail::TensorStorage::header_bytes();
       for (const auto& x : t.string_data()) b += x.size();  // a string tensor's characters
@@ -267,6 +272,7 @@ struct Compiler {
       initializers.emplace_back(s, std::move(v));
     }
     for (const auto& vi : gp.input()) {
+      if ((++seen & 255) == 0) L.check_time(c);
       L.name(vi.name(), c, "input");
       const int s = slot(vi.name());
       const bool has_default = s >= 0 && producer[static_cast<std::size_t>(s)] == kByInitializer;
@@ -276,9 +282,7 @@ struct Compiler {
       if (typed) {
         info.type = from_proto(vi.type(), c.str() + ": input '" + escape_name(vi.name()) + "'");
         if (has_default) {
-          const Value& init = std::find_if(initializers.begin(), initializers.end(), [&](const auto& p) {
-                                return p.first == s;
-                              })->second;
+          const Value& init = initializers[initializer_at.at(s)].second;
           if (!(ValueType::tensor(init.tensor().dtype()) == info.type)) {
             throw TypeError(c.str() + ": input '" + escape_name(vi.name()) + "' is declared " + to_string(info.type) +
                             " but its initializer is " + to_string(ValueType::tensor(init.tensor().dtype())));
@@ -291,6 +295,7 @@ struct Compiler {
       g->input_typed.push_back(typed);
     }
     for (const auto& vi : gp.output()) {
+      if ((++seen & 255) == 0) L.check_time(c);
       L.name(vi.name(), c, "output");
       ValueInfo info{vi.name(), ValueType{}, false};
       if (vi.has_type()) info.type = from_proto(vi.type(), c.str() + ": output '" + escape_name(vi.name()) + "'");
@@ -675,10 +680,11 @@ Model load_model(std::shared_ptr<const ::onnx::ModelProto> proto, const std::str
       !timed || options.time_limit > std::chrono::steady_clock::time_point::max() - start
           ? std::chrono::steady_clock::time_point::max()
           : start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(options.time_limit);
-  Loader loader{proto, opset, options, deadline, timed, 0, spent};
-  const Ctx top{nullptr, name, nullptr, {}, proto->graph().name()};
+  const ::onnx::GraphProto& graph = proto->graph();
+  Loader loader{std::move(proto), opset, options, deadline, timed, 0, spent};
+  const Ctx top{nullptr, name, nullptr, {}, graph.name()};
   loader.check_time(top);
-  std::shared_ptr<Graph> g = compile(proto->graph(), loader, top, true, 0);
+  std::shared_ptr<Graph> g = compile(graph, loader, top, true, 0);
   infer(*g, {}, nullptr, top, loader);
   return ModelAccess::make(std::move(g), name, opset);
 }

@@ -172,8 +172,12 @@ Tensor read_tensor(const TensorProto& p, Where w, const ReadLimits* lim, std::in
     fail(w.str(), "shape " + to_string(shape) + " of " + dtype_name(t) + " has more bytes than fit in int64");
   }
   bytes *= static_cast<std::int64_t>(dtype_size(t));
+  // Saturating: a payload near INT64_MAX plus characters or a header must not overflow.
+  const auto plus = [](std::int64_t a, std::int64_t b) {
+    return b > std::numeric_limits<std::int64_t>::max() - a ? std::numeric_limits<std::int64_t>::max() : a + b;
+  };
   if (t == DataType::String) {
-    for (const std::string& x : p.string_data()) bytes += static_cast<std::int64_t>(x.size());  // < 2 GiB in all
+    for (const std::string& x : p.string_data()) bytes = plus(bytes, static_cast<std::int64_t>(x.size()));
   }
   if (lim != nullptr) {
     if (count > lim->max_tensor_elements) {
@@ -184,7 +188,8 @@ Tensor read_tensor(const TensorProto& p, Where w, const ReadLimits* lim, std::in
       fail(w.str(), "the tensor would take " + std::to_string(bytes) + " bytes, over max_tensor_bytes of " +
                         std::to_string(lim->max_tensor_bytes));
     }
-    const std::int64_t total = *built + bytes + static_cast<std::int64_t>(tseq::detail::TensorStorage::header_bytes());
+    const std::int64_t total =
+        plus(plus(*built, bytes), static_cast<std::int64_t>(tseq::detail::TensorStorage::header_bytes()));
     if (bytes > lim->max_bytes || total > lim->max_bytes) {
       fail(w.str(), "the value would take " + std::to_string(total) + " bytes or more, over max_bytes of " +
                         std::to_string(lim->max_bytes));
@@ -439,7 +444,7 @@ void parse_into(M& m, std::span<const std::byte> bytes, const std::string& where
 
 Value parse_value(std::span<const std::byte> bytes, const ValueType& type, std::string_view context,
                   const ReadLimits& limits, std::pmr::memory_resource* resource) {
-  const std::string where(context);
+  const std::string where = escape_name(context, 1024);  // a file name may hold a newline
   try {
     if (bytes.size() > static_cast<std::size_t>(std::max<std::int64_t>(limits.max_file_bytes, 0))) {
       fail(where,
@@ -452,11 +457,13 @@ Value parse_value(std::span<const std::byte> bytes, const ValueType& type, std::
     // Before protobuf allocates: what parsing would take, and how many tensors the bytes hold.
     const detail::WireCost cost =
         detail::walk(bytes, d, TensorProto::descriptor(), limits.max_bytes, where, "max_bytes");
-    if (cost.counted - 1 > limits.max_sequence_length) {  // the top-level TensorProto of a tensor counts too
-      fail(where, "holds " + std::to_string(cost.counted) + " tensors, over max_sequence_length of " +
+    // A tensor's own TensorProto is counted too; a sequence's or optional's are its elements.
+    const std::int64_t tensors = type.kind == ValueType::Kind::Tensor ? cost.counted - 1 : cost.counted;
+    if (tensors > limits.max_sequence_length) {
+      fail(where, "holds " + std::to_string(tensors) + " tensors, over max_sequence_length of " +
                       std::to_string(limits.max_sequence_length));
     }
-    std::int64_t built = 0;
+    std::int64_t built = cost.bytes;  // what protobuf's message takes counts against max_bytes too
     switch (type.kind) {
       case ValueType::Kind::Tensor: {
         TensorProto p;
@@ -515,12 +522,17 @@ const char* file_kind(mode_t m) {
 }  // namespace
 
 std::string read_file(const std::filesystem::path& file, std::int64_t max_bytes) {
-  const std::string name = file.string();
-  // Non-blocking, so that opening a FIFO nobody writes does not wait; fstat on the descriptor
-  // (not the path) so that what is checked is what is read.
+  const std::string name = escape_name(file.native(), 1024);
+  // The path is stat'ed before it is opened (opening some devices has effects: a tape rewinds),
+  // then opened without blocking, so that a FIFO nobody writes does not wait, and fstat'ed on
+  // the descriptor, so that what is checked is what is read.
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0) {
+    throw Error(name + ": cannot be opened (" + std::generic_category().message(errno) + ")");
+  }
+  if (!S_ISREG(st.st_mode)) throw Error(name + ": is " + file_kind(st.st_mode) + ", not a regular file");
   const Fd f(::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
   if (f.fd < 0) throw Error(name + ": cannot be opened (" + std::generic_category().message(errno) + ")");
-  struct stat st {};
   if (::fstat(f.fd, &st) != 0) throw Error(name + ": cannot be read (" + std::generic_category().message(errno) + ")");
   if (!S_ISREG(st.st_mode)) throw Error(name + ": is " + file_kind(st.st_mode) + ", not a regular file");
   const auto size = static_cast<std::int64_t>(st.st_size);
@@ -539,9 +551,10 @@ std::string read_file(const std::filesystem::path& file, std::int64_t max_bytes)
     const ssize_t r = ::read(f.fd, bytes.data() + got, bytes.size() - got);
     if (r < 0 && errno == EINTR) continue;
     if (r < 0) throw Error(name + ": read error (" + std::generic_category().message(errno) + ")");
-    if (r == 0)
+    if (r == 0) {
       throw Error(name + ": changed size while it was read (" + std::to_string(got) + " of " + std::to_string(size) +
                   " bytes)");
+    }
     got += static_cast<std::size_t>(r);
   }
   char extra = 0;

@@ -17,7 +17,7 @@ namespace {
 // pass max_run_bytes, before asking the upstream resource. Tensors may outlive the run (its
 // outputs) and the Session: the budget deletes itself when the Session has let go and the
 // last block it handed out has come back.
-class RunBudget final : public tseq::detail::charged_resource {
+class RunBudget final : public tseq::detail::ChargedResource {
  public:
   RunBudget(std::pmr::memory_resource* upstream, std::int64_t limit) : upstream_(upstream), limit_(limit) {}
 
@@ -97,17 +97,19 @@ void Context::check_stop(std::string_view where, std::int64_t index) const {
   throw RunStopped(msg);
 }
 
-void Context::check_tensor(std::int64_t elements, DataType dtype, std::string_view op) const {
+void Context::check_tensor(std::int64_t elements, DataType dtype, std::string_view op, std::int64_t chars) const {
   if (elements > options.max_tensor_elements) {
     throw Error(std::string(op) + ": the result would hold " + std::to_string(elements) +
                 " elements, over the session's limit of " + std::to_string(options.max_tensor_elements));
   }
-  const std::int64_t bytes =
-      tseq::detail::checked_mul(elements, static_cast<std::int64_t>(dtype_size(dtype)), op, "the result's bytes");
+  const std::int64_t bytes = tseq::detail::checked_add(
+      tseq::detail::checked_mul(elements, static_cast<std::int64_t>(dtype_size(dtype)), op, "the result's bytes"),
+      chars, op, "the result's bytes with its characters");
   if (bytes > options.max_tensor_bytes) {
     throw Error(std::string(op) + ": the result would take " + std::to_string(bytes) +
                 " bytes, over the session's max_tensor_bytes of " + std::to_string(options.max_tensor_bytes));
   }
+  if (chars > 0) check_run_bytes(chars, op);
 }
 
 void Context::check_tensor(const Shape& shape, DataType dtype, std::string_view op) const {
@@ -318,22 +320,22 @@ std::vector<Value> Session::run(std::vector<std::pair<std::string, Value>> feeds
     detail::Values out = detail::run_graph(g, scope, cx);
     return std::vector<Value>(std::make_move_iterator(out.begin()), std::make_move_iterator(out.end()));
   } catch (...) {
-    detail::rethrow_with(model_.name() + ": ");
+    detail::rethrow_with(escape_name(model_.name(), 1024) + ": ");
   }
 }
 
 std::vector<Value> Session::run(std::vector<Value> inputs) {
   const auto& decl = model_.inputs();
   if (inputs.size() > decl.size()) {
-    throw Error(model_.name() + ": " + std::to_string(inputs.size()) + " inputs given, the graph has " +
-                std::to_string(decl.size()));
+    throw Error(escape_name(model_.name(), 1024) + ": " + std::to_string(inputs.size()) +
+                " inputs given, the graph has " + std::to_string(decl.size()));
   }
   std::vector<std::pair<std::string, Value>> feeds;
   try {
     feeds.reserve(inputs.size());
     for (std::size_t i = 0; i < inputs.size(); ++i) feeds.emplace_back(decl[i].name, std::move(inputs[i]));
   } catch (...) {
-    detail::rethrow_with(model_.name() + ": ");
+    detail::rethrow_with(escape_name(model_.name(), 1024) + ": ");
   }
   return run(std::move(feeds));
 }

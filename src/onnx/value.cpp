@@ -95,6 +95,8 @@ bool close_tensor(const Tensor& a, const Tensor& b, double rtol, double atol, st
     return false;
   }
   if (a.dtype() == DataType::Bool) {  // as bytes: adopted memory may hold any byte
+    if (!a.device().is_host_readable()) tseq::detail::throw_not_host("all_close", "the tensor", a.device());
+    if (!b.device().is_host_readable()) tseq::detail::throw_not_host("all_close", "the expected tensor", b.device());
     for (std::size_t i = 0; i < a.size(); ++i) {
       if (tseq::detail::bool_byte(a.data(), i) != tseq::detail::bool_byte(b.data(), i)) {
         if (why) {

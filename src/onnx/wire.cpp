@@ -53,6 +53,36 @@ struct Walker {
     return it->second;
   }
 
+  // The wire type protobuf expects for field f (packed repeated scalars also come as 2).
+  static int wire_type(const FD* f) {
+    switch (f->type()) {
+      case FD::TYPE_DOUBLE:
+      case FD::TYPE_FIXED64:
+      case FD::TYPE_SFIXED64:
+        return 1;
+      case FD::TYPE_FLOAT:
+      case FD::TYPE_FIXED32:
+      case FD::TYPE_SFIXED32:
+        return 5;
+      case FD::TYPE_STRING:
+      case FD::TYPE_BYTES:
+      case FD::TYPE_MESSAGE:
+      case FD::TYPE_GROUP:
+        return 2;
+      default:
+        return 0;
+    }
+  }
+
+  // What a scalar of wire type `wt` costs once parsed: kept in place for a known field of that
+  // wire type (a repeated one grows its array by `element` bytes), an UnknownField otherwise.
+  // An enum value may lie outside a closed enum's range, which protobuf also keeps as an
+  // UnknownField: enums are counted as unknown, whatever their value.
+  static std::int64_t scalar_cost(const FD* f, int wt, std::int64_t element) {
+    if (f == nullptr || wire_type(f) != wt || f->type() == FD::TYPE_ENUM) return kUnknownField;
+    return f->is_repeated() ? element : 0;
+  }
+
   // Values in a packed field of `len` bytes.
   static std::int64_t packed_count(const FD* f, const std::uint8_t* p, int len) {
     switch (f->type()) {
@@ -89,19 +119,19 @@ struct Walker {
         case 0: {  // varint
           std::uint64_t v = 0;
           if (!in.ReadVarint64(&v)) malformed("truncated varint");
-          add(f == nullptr ? kUnknownField : f->is_repeated() ? 8 : 0);
+          add(scalar_cost(f, 0, 8));
           break;
         }
         case 1: {  // fixed64
           std::uint64_t v = 0;
           if (!in.ReadLittleEndian64(&v)) malformed("truncated fixed64");
-          add(f == nullptr ? kUnknownField : f->is_repeated() ? 8 : 0);
+          add(scalar_cost(f, 1, 8));
           break;
         }
         case 5: {  // fixed32
           std::uint32_t v = 0;
           if (!in.ReadLittleEndian32(&v)) malformed("truncated fixed32");
-          add(f == nullptr ? kUnknownField : f->is_repeated() ? 4 : 0);
+          add(scalar_cost(f, 5, 4));
           break;
         }
         case 2: {  // length-delimited
@@ -116,8 +146,8 @@ struct Walker {
             message(body, n, f->message_type(), depth + 1);
           } else if (f != nullptr && (f->type() == FD::TYPE_STRING || f->type() == FD::TYPE_BYTES)) {
             add(n + (f->is_repeated() ? kStringObject + kRepeatedSlot : 0));
-          } else if (f != nullptr && f->is_repeated()) {  // packed scalars
-            add(8 * packed_count(f, body, n));
+          } else if (f != nullptr && f->is_repeated()) {  // packed scalars (enums: maybe unknown, above)
+            add((f->type() == FD::TYPE_ENUM ? kUnknownField : 8) * packed_count(f, body, n));
           } else {
             add(n + kUnknownField);
           }

@@ -497,6 +497,8 @@ TEST(Hostile, D7TheToolRefusesLinksThatLeaveTheFolderGiven) {
   EXPECT_TRUE(contains(output, "FAIL root/leak: ")) << output;
   EXPECT_TRUE(contains(output, "output_0.pb: a symbolic link that leads outside")) << output;
   EXPECT_TRUE(contains(output, "2 passed, 2 failed")) << output;
+  EXPECT_FALSE(contains(output, "secret")) << output;  // where a link leads outside is not printed
+  EXPECT_FALSE(contains(output, outside.string())) << output;
 
   const auto [followed, followed_status] = run_tool("--follow-links " + root.string());
   EXPECT_TRUE(contains(followed, "PASS linked_out/elsewhere")) << followed;
@@ -547,6 +549,156 @@ TEST(Hostile, D9TheToolWalksDeepAndWideFolders) {
   EXPECT_EQ(d_status, 1) << d;
   EXPECT_TRUE(contains(d, "folders nested more than 64 deep are not searched")) << d;
   EXPECT_TRUE(contains(d, "0 passed, 1 failed")) << d;
+}
+
+// ---- found by a review of the fixes above --------------------------------------------------------
+
+// String characters are copied through the global heap (std::string), not the run's resource:
+// ConcatFromSequence and Loop's scan stacking check them against max_tensor_bytes and what is
+// left of max_run_bytes before copying (the check at freeze() came after 10 MB was copied).
+TEST(Hostile, R1StringCharactersAreCheckedBeforeTheyAreCopied) {
+  const Tensor row = Tensor::from_values<std::string>(Shape{1}, {std::string(100000, 'x')});
+  const Value seq(ops::sequence_construct(std::vector<Tensor>(100, row)));  // 10 MB of characters, one copy held
+  SessionOptions o;
+  o.max_run_bytes = 1 << 20;
+  Session concat(Model::from_proto(hostile::concat_strings(), "cs.onnx"), o);
+  {
+    const count_allocations c;
+    const std::string e = error_of([&] { (void)concat.run(std::vector<Value>{seq}); });
+    EXPECT_TRUE(contains(e, "ConcatFromSequence: the result would take about 10000000 bytes")) << e;
+    EXPECT_LT(c.delta().bytes, std::size_t{1} << 20);
+  }
+  Session scan(Model::from_proto(hostile::string_scan(100), "scan.onnx"), o);
+  {
+    const count_allocations c;
+    const std::string e = error_of([&] { (void)scan.run(std::vector<Value>{Value(row)}); });
+    EXPECT_TRUE(contains(e, "Loop scan output")) << e;
+    EXPECT_TRUE(contains(e, "max_run_bytes of 1048576")) << e;
+    EXPECT_LT(c.delta().bytes, std::size_t{2} << 20);
+  }
+  SessionOptions t;
+  t.max_tensor_bytes = 1 << 20;  // characters count in a tensor's bytes too
+  Session per_tensor(Model::from_proto(hostile::concat_strings(), "cs.onnx"), t);
+  EXPECT_TRUE(contains(error_of([&] { (void)per_tensor.run(std::vector<Value>{seq}); }),
+                       "over the session's max_tensor_bytes of 1048576"));
+  SessionOptions roomy;
+  roomy.max_run_bytes = 64 << 20;
+  Session ok(Model::from_proto(hostile::string_scan(100), "scan.onnx"), roomy);
+  EXPECT_EQ(ok.run(std::vector<Value>{Value(row)})[0].tensor().size(), 100U);
+}
+
+// Inputs naming an initializer (a default) found it by a linear search: quadratic in a graph of
+// many. Now by slot; the type check still applies.
+TEST(Hostile, R2InputsWithDefaultsAreMatchedToTheirInitializers) {
+  ::onnx::GraphProto g;
+  g.set_name("defaults");
+  for (int i = 0; i < 20000; ++i) hostile::add_ints_initializer(g, "w" + std::to_string(i), {i});
+  for (int i = 0; i < 20000; ++i) add_input(g, "w19999", DataType::Int64, false);
+  add_node(g, "Identity", {"w19999"}, {"y"});
+  add_output(g, "y", DataType::Int64, false);
+  LoadOptions o;
+  o.time_limit = std::chrono::seconds(60);
+  Session s(load_bytes(serialized(make_model(g)), o, "d.onnx"));
+  EXPECT_EQ(s.run(std::vector<Value>{})[0].tensor().value<std::int64_t>(0), 19999);
+  set_tensor_type(g.mutable_input(19999)->mutable_type(), DataType::Float);
+  const std::string e = error_of([&] { (void)load_bytes(serialized(make_model(g)), o, "d.onnx"); });
+  EXPECT_TRUE(contains(e, "input 'w19999' is declared tensor(float) but its initializer is tensor(int64)")) << e;
+}
+
+// A field sent with another wire type than its own (a message as a varint) is kept by protobuf
+// as an unknown field, 64 bytes or more each: the pre-parse walk counts it so (it counted 0).
+TEST(Hostile, R3FieldsOfTheWrongWireTypeCountAsUnknown) {
+  std::string model;
+  for (int i = 0; i < 100000; ++i) model.append("\x38\x00", 2);  // ModelProto.graph (field 7) as a varint
+  LoadOptions o;
+  o.max_bytes = 1 << 20;
+  (void)error_of([&] { (void)load_bytes(model, o); });  // protobuf's descriptors, built once
+  {
+    const count_allocations c;
+    const std::string e = error_of([&] { (void)load_bytes(model, o, "w.onnx"); });
+    EXPECT_TRUE(contains(e, "w.onnx: parsing it would take about")) << e;
+    EXPECT_TRUE(contains(e, "over LoadOptions::max_bytes of 1048576")) << e;
+    EXPECT_LT(c.delta().bytes, model.size());
+  }
+  std::string tensor;
+  for (int i = 0; i < 100000; ++i) tensor.append("\x40\x00", 2);  // TensorProto.name (field 8) as a varint
+  ReadLimits r;
+  r.max_bytes = 1 << 20;
+  const std::string e =
+      error_of([&] { (void)parse_value(bytes_of(tensor), ValueType::tensor(DataType::Float), "t.pb", r); });
+  EXPECT_TRUE(contains(e, "t.pb: parsing it would take about")) << e;
+}
+
+// all_close compared bool tensors byte by byte without asking where they are: a device
+// pointer was read on the host.
+TEST(Hostile, R4BoolComparisonOnADeviceIsADeviceError) {
+  alignas(64) static unsigned char bytes[2] = {0, 1};
+  const Tensor dev = Tensor::adopt(DataType::Bool, Shape{2}, bytes, Device{DeviceType::Cuda, 0}, nullptr, nullptr);
+  const Tensor host = Tensor::from_values<bool>(Shape{2}, {false, true});
+  EXPECT_THROW((void)all_close(Value(dev), Value(host), 0, 0), DeviceError);
+  EXPECT_THROW((void)all_close(Value(host), Value(dev), 0, 0), DeviceError);
+}
+
+// Byte counts near INT64_MAX (a float tensor of 2^61 - 1 elements; strings of 2^58 - 1 elements
+// and one more character) overflowed when the header and characters were added (UBSan).
+TEST(Hostile, R5HugeDeclaredTensorsDoNotOverflowTheByteCount) {
+  ::onnx::TensorProto f;
+  f.set_data_type(static_cast<int>(DataType::Float));
+  f.add_dims((std::int64_t{1} << 61) - 1);
+  const std::string fb = f.SerializeAsString();
+  EXPECT_FALSE(error_of([&] { (void)parse_value(bytes_of(fb), ValueType::tensor(DataType::Float), "f.pb"); }).empty());
+  ::onnx::TensorProto s;
+  s.set_data_type(static_cast<int>(DataType::String));
+  s.add_dims((std::int64_t{1} << 58) - 1);
+  s.add_string_data(std::string(40, 's'));
+  const std::string sb = s.SerializeAsString();
+  const std::string e = error_of([&] { (void)parse_value(bytes_of(sb), ValueType::tensor(DataType::String), "s.pb"); });
+  EXPECT_TRUE(contains(e, "s.pb")) << e;
+  EXPECT_FALSE(error_of([&] { (void)from_proto(s, "s"); }).empty());
+}
+
+// max_sequence_length is exact for a fed sequence (it let one tensor more through the walk).
+TEST(Hostile, R6TheSequenceLengthLimitIsExact) {
+  const std::string bytes = hostile::empty_tensor_sequence(1000);
+  ReadLimits r;
+  r.max_sequence_length = 999;
+  EXPECT_TRUE(
+      contains(error_of([&] { (void)parse_value(bytes_of(bytes), ValueType::sequence(DataType::Float), "s.pb", r); }),
+               "holds 1000 tensors, over max_sequence_length of 999"));
+}
+
+// Bool elements are copied as bytes by the copying operators (ConcatFromSequence,
+// SplitToSequence, scan stacking): adopted bytes other than 0 and 1 are carried, not read as bool.
+TEST(Hostile, R7BoolsAreCopiedAsBytes) {
+  alignas(64) static unsigned char raw[2] = {2, 0};
+  const Tensor b = Tensor::adopt(DataType::Bool, Shape{2}, raw, Device{}, nullptr, nullptr);
+  const Tensor y = ops::concat_from_sequence(ops::sequence_construct(std::vector<Tensor>{b, b}), 0);
+  const auto* out = static_cast<const unsigned char*>(y.data());
+  EXPECT_EQ(std::vector<int>(out, out + 4), (std::vector<int>{2, 0, 2, 0}));
+}
+
+// A file name holding a newline is escaped in read_file's and parse_value's messages.
+TEST(Hostile, R9FileNamesInMessagesAreEscaped) {
+  TempDir t("r9");
+  const fs::path f = t.path / "in\nPASS x.pb";
+  write(f, "\xff\xff");
+  const std::string e = error_of([&] { (void)load_value(f, ValueType::tensor(DataType::Float)); });
+  EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+  EXPECT_TRUE(contains(e, "in\\nPASS x.pb: ")) << e;
+  const std::string missing = error_of([&] { (void)read_file(t.path / "no\nfile"); });
+  EXPECT_TRUE(contains(missing, "no\\nfile: cannot be opened")) << missing;
+}
+
+// ConcatFromSequence with new_axis adds an axis: the result's rank is checked (rank-64
+// elements made a rank-65 result).
+TEST(Hostile, R10ConcatenationWithANewAxisChecksTheRank) {
+  const std::vector<std::int64_t> dims(max_rank, 1);
+  const Tensor e64 = TensorBuffer(DataType::Float, Shape(std::span<const std::int64_t>(dims))).freeze();
+  Session s(Model::from_proto(hostile::stack_floats(), "stack.onnx"));
+  const std::string e = error_of([&] {
+    (void)s.run(std::vector<Value>{Value(ops::sequence_construct(std::vector<Tensor>{e64, e64}))});
+  });
+  EXPECT_TRUE(contains(e, "ConcatFromSequence: the result would have rank 65, over tseq::onnx's max_rank of 64")) << e;
 }
 
 // ---- also noticed: opsets and attributes ------------------------------------------------------------

@@ -295,6 +295,39 @@ inline ::onnx::ModelProto counted_loop() {
   return make_model(g);
 }
 
+// A Loop of `m` iterations whose scan output is the outer string tensor s each time (review of
+// issue 28: the stacking copied the strings' characters outside the run budget).
+inline ::onnx::ModelProto string_scan(std::int64_t m) {
+  ::onnx::GraphProto body;
+  body.set_name("string_scan_body");
+  add_scalar_input(body, "i", tseq::DataType::Int64);
+  add_scalar_input(body, "c", tseq::DataType::Bool);
+  add_node(body, "Identity", {"c"}, {"c2"});
+  add_node(body, "Identity", {"s"}, {"row"});
+  add_output(body, "c2", tseq::DataType::Bool, false);
+  add_output(body, "row", tseq::DataType::String, false);
+  ::onnx::GraphProto g;
+  g.set_name("string_scan");
+  add_input(g, "s", tseq::DataType::String, false);
+  add_ints_initializer(g, "m", {m});
+  add_graph_attribute(add_node(g, "Loop", {"m", ""}, {"rows"}), "body", body);
+  add_output(g, "rows", tseq::DataType::String, false);
+  return make_model(g);
+}
+
+// ConcatFromSequence of the float sequence s along axis 0 with new_axis = 1 (a new axis: the
+// result's rank is one more than its elements').
+inline ::onnx::ModelProto stack_floats() {
+  ::onnx::GraphProto g;
+  g.set_name("stack");
+  add_input(g, "s", tseq::DataType::Float, true);
+  auto* n = add_node(g, "ConcatFromSequence", {"s"}, {"y"});
+  add_int_attribute(n, "axis", 0);
+  add_int_attribute(n, "new_axis", 1);
+  add_output(g, "y", tseq::DataType::Float, false);
+  return make_model(g);
+}
+
 // A serialized SequenceProto of `n` empty TensorProtos: two bytes each on disk, about 200 in
 // memory once parsed (defect 3).
 inline std::string empty_tensor_sequence(int n) {

@@ -222,3 +222,59 @@ def test_source_released_after_a_deep_round_trip_chain():
 
 def test_interrupt_handler_is_restored():
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+# ---- issue 28: loading from Python is bounded as from C++ --------------------------------------
+
+def chain_model(n, name_bytes=1):
+    """x -> Identity -> ... -> y, n nodes with names of about name_bytes bytes."""
+    from onnx import helper
+    from conftest import onnx_model, tensor_info
+
+    pad = "v" * name_bytes
+    names = ["x"] + [pad + str(k) for k in range(1, n)] + ["y"]
+    nodes = [helper.make_node("Identity", [names[k]], [names[k + 1]], name=names[k + 1]) for k in range(n)]
+    return onnx_model(nodes, [tensor_info("x")], [tensor_info("y")], name="chain")
+
+
+def test_load_options_bound_nodes_names_size_and_time(tmp_path):
+    model = chain_model(50, name_bytes=100)
+    ok = tseq.onnx.Session(model, load_options=tseq.onnx.LoadOptions(max_nodes=50))
+    assert np.asarray(ok.run({"x": np.ones(2, np.float32)})["y"]).tolist() == [1.0, 1.0]
+    with pytest.raises(tseq.Error, match="over LoadOptions::max_nodes of 49"):
+        tseq.onnx.Session(model, load_options=tseq.onnx.LoadOptions(max_nodes=49))
+    with pytest.raises(tseq.Error, match="over LoadOptions::max_name_bytes of 64"):
+        tseq.onnx.Session(model, load_options=tseq.onnx.LoadOptions(max_name_bytes=64))
+    with pytest.raises(tseq.Error, match="over LoadOptions::max_file_bytes of 100"):
+        tseq.onnx.Session(model, load_options=tseq.onnx.LoadOptions(max_file_bytes=100))
+    path = tmp_path / "chain.onnx"
+    path.write_bytes(model)
+    with pytest.raises(tseq.Error, match="over the limit of 100 bytes for this file"):
+        tseq.onnx.Session(path, load_options=tseq.onnx.LoadOptions(max_file_bytes=100))
+    with pytest.raises(tseq.Error, match="LoadOptions::time_limit"):
+        tseq.onnx.Session(chain_model(3000), load_options=tseq.onnx.LoadOptions(time_limit=1e-9))
+
+
+def test_load_options_fields_and_untrusted_values():
+    u = tseq.onnx.LoadOptions.untrusted()
+    assert (u.max_file_bytes, u.max_bytes, u.max_nodes, u.max_name_bytes, u.time_limit) == (
+        2**30, 4 * 2**30, 10**6, 4096, 60.0)
+    assert "max_nodes=1000000" in repr(u)
+    with pytest.raises(TypeError, match="no limit named 'max_node'"):
+        tseq.onnx.LoadOptions(max_node=1)
+    with pytest.raises(tseq.Error, match="LoadOptions.max_nodes: -1 is negative"):
+        tseq.onnx.LoadOptions(max_nodes=-1)
+    with pytest.raises(tseq.Error, match="LoadOptions.time_limit"):
+        tseq.onnx.LoadOptions(time_limit=float("nan"))
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+def test_a_fifo_model_path_is_refused_without_blocking(tmp_path):
+    # Was read until its writer closed it: a Session on a FIFO nobody writes blocked forever.
+    fifo = tmp_path / "model.onnx"
+    os.mkfifo(fifo)
+    with pytest.raises(tseq.Error, match="is a FIFO, not a regular file"):
+        tseq.onnx.Session(str(fifo))
+    if os.path.exists("/dev/zero"):
+        with pytest.raises(tseq.Error, match="is a character device, not a regular file"):
+            tseq.onnx.Session("/dev/zero")
