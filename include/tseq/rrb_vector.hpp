@@ -60,9 +60,13 @@ inline std::size_t release_node_cache() noexcept { return detail::release_node_c
 /// may be shared between threads: reference counts are atomic, nodes are never changed once
 /// shared.
 ///
-/// Lifetime: references, pointers and iterators into a vector point into nodes it shares with
-/// other versions; they stay valid while any vector holding those nodes lives (at least while
-/// the vector they came from lives), and no update can change what they refer to.
+/// Lifetime: references, pointers and iterators into a vector point into nodes it may share
+/// with other versions. They stay valid while any vector holding those nodes lives (at least
+/// while the vector they came from lives), and no `const&` update changes what they refer to.
+/// An `&&` update (`std::move(v).set(i, x)`, an executor's last use) edits in place the nodes v
+/// holds alone: references, pointers and iterators taken from v may then see the new values or
+/// dangle (as for a std::vector being modified). Those taken from another version that shares
+/// the nodes are unaffected: shared nodes are never edited.
 ///
 /// Exception safety: `const&` updates give the strong guarantee. If T's copy/move or an
 /// allocation throws inside an `&&` update, the moved-from vector is left empty and nothing

@@ -36,7 +36,10 @@ struct sequence_access;
 /// input unchanged when it throws (the `&&` forms check their arguments before taking it).
 ///
 /// Lifetime: references to tensors and iterators stay valid while any sequence holding the
-/// same nodes lives (at least the sequence they came from).
+/// same nodes lives (at least the sequence they came from), and no `const&` update changes what
+/// they refer to; an `&&` update edits the nodes it holds alone in place, so references and
+/// iterators taken from the sequence given up may then see new values or dangle (as
+/// rrb_vector's rule says).
 class TensorSequence {
  public:
   using container_type = rrb_vector<Tensor>;
