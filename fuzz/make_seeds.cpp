@@ -18,8 +18,15 @@ using namespace tseq_test;
 
 namespace {
 
-void write(const std::string& dir, const std::string& name, char mode, char dtype_index, const std::string& bytes) {
-  std::ofstream(dir + "/" + name, std::ios::binary) << mode << dtype_index << bytes;
+// The layout onnx_loader.cpp reads: the mode byte, the dtype index as a little-endian uint32
+// (Input::below reads four bytes), the optional's kind byte (1: of a tensor), then the message.
+// (Until issue 28 the index was written as one byte, so every seed's message lost its first
+// three bytes and no seed model parsed.)
+void write(const std::string& dir, const std::string& name, char mode, char dtype_index, const std::string& bytes,
+           char optional_of_tensor = 0) {
+  const char index[4] = {dtype_index, 0, 0, 0};
+  std::ofstream(dir + "/" + name, std::ios::binary)
+      << mode << std::string(index, sizeof index) << optional_of_tensor << bytes;
 }
 
 // A Loop body appending a constant made inside the body, so that Constant runs in a subgraph.
@@ -149,7 +156,7 @@ int main(int argc, char** argv) {
     ::onnx::OptionalProto o;
     o.set_elem_type(::onnx::OptionalProto::SEQUENCE);
     *o.mutable_sequence_value() = s;
-    write(dir, "optional_sequence", 3, 6, o.SerializeAsString() + std::string(1, '\1'));
+    write(dir, "optional_sequence", 3, 6, o.SerializeAsString());
   }
   return 0;
 }

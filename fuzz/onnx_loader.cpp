@@ -1,5 +1,6 @@
-// Fuzz target: the ONNX protobuf loader and the executor on mutated bytes. The first byte
-// chooses what the rest is: a ModelProto (checked, then run with default inputs under session
+// Fuzz target: the ONNX protobuf loader and the executor on mutated bytes. Layout: a mode byte,
+// a dtype index (uint32), the kind of an optional (a byte), then the message; the mode chooses
+// what the message is: a ModelProto (checked, then run with default inputs under session
 // limits), or a TensorProto / SequenceProto / OptionalProto of some declared type. Every
 // failure must be a tseq::Error. Loading and reading run under limits (LoadOptions,
 // ReadLimits) as an untrusted caller's would, tightened for speed.
@@ -48,6 +49,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   tseq_fuzz::Input in(data, size);
   const std::uint8_t mode = in.byte();
   const DataType t = all_dtypes[in.below(15)];
+  const bool optional_of_tensor = (in.byte() % 2) != 0;  // mode 3 only; read before rest() takes all
   std::size_t n = 0;
   const std::uint8_t* rest = in.rest(n);
   const auto bytes = std::as_bytes(std::span<const std::uint8_t>(rest, n));
@@ -82,9 +84,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         (void)parse_value(bytes, ValueType::sequence(t), "fuzz.pb", read_limits());
         break;
       default:
-        (void)parse_value(bytes,
-                          ValueType::optional(in.byte() % 2 ? ValueType::Kind::Tensor : ValueType::Kind::Sequence, t),
-                          "fuzz.pb", read_limits());
+        (void)parse_value(
+            bytes, ValueType::optional(optional_of_tensor ? ValueType::Kind::Tensor : ValueType::Kind::Sequence, t),
+            "fuzz.pb", read_limits());
         break;
     }
   } catch (const tseq::Error&) {
