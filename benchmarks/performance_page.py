@@ -9,7 +9,8 @@ usage: benchmarks/performance_page.py [build/bench]
 The page ends with its Python section ("## Python"): hand-written text, then the marker line
 PYTHON_MARK and report.py's Python tables. A C++ run keeps that section as it is (or takes the
 tables from its own summary when the run had the Python benchmark); --python replaces only the
-tables after the marker, from a `scripts/bench --python` run, and copies python.png. After it
+tables after the marker, from a `scripts/bench --python` run, and copies python.png. A C++ run
+also rewrites README.md's figures from the new page (benchmarks/readme_figures.py). After it
 comes the TorchScript section ("## TorchScript"), kept the same way; --torch replaces its tables
 from a `scripts/bench --torch` run (torch.md) and copies torch.png.
 """
@@ -408,7 +409,9 @@ def main():
         if (bench / png).exists():
             shutil.copy(bench / png, root / "docs" / "images" / png)
     print("docs/performance.md written from the run of", date)
-    return 0
+    # README.md's figures come from the same page (benchmarks/readme_figures.py).
+    import subprocess
+    return subprocess.run([sys.executable, str(root / "benchmarks" / "readme_figures.py")]).returncode
 
 
 if __name__ == "__main__":
