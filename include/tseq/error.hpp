@@ -37,6 +37,14 @@ class IndexError : public Error {
   using Error::Error;
 };
 
+/// A result longer than the container's max_size(): a concatenation of two versions whose
+/// sizes add up past it (sharing makes such versions cheap to build), e.g.
+/// "rrb_vector::operator+: 2^57 + 2^57 elements exceed max_size() ...".
+class LengthError : public Error {
+ public:
+  using Error::Error;
+};
+
 /// An operation that reads or writes payload met a tensor whose memory the host cannot read
 /// (Device::is_host_readable() is false), e.g.
 /// "SplitToSequence: input is on cuda:0; tseq reads only host memory".

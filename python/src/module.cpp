@@ -14,6 +14,7 @@ PyObject* type_error_class = nullptr;
 PyObject* shape_error_class = nullptr;
 PyObject* index_error_class = nullptr;
 PyObject* device_error_class = nullptr;
+PyObject* length_error_class = nullptr;
 PyObject* run_stopped_class = nullptr;
 
 PyObject* make_error(py::module_& m, const char* name, py::tuple bases, const char* doc) {
@@ -39,6 +40,9 @@ void bind_errors(py::module_& m) {
                                  "Shapes that do not fit, or memory that is not C-contiguous (tseq::ShapeError).");
   index_error_class = make_error(m, "IndexError", py::make_tuple(base, builtins.attr("IndexError")),
                                  "A position or axis outside its valid range (tseq::IndexError).");
+  length_error_class =
+      make_error(m, "LengthError", py::make_tuple(base, builtins.attr("OverflowError")),
+                 "A result longer than a sequence's maximum size (tseq::LengthError).");
   device_error_class =
       make_error(m, "DeviceError", py::make_tuple(base, builtins.attr("ValueError")),
                  "An operation that reads payload met memory the host cannot read (tseq::DeviceError).");
@@ -67,6 +71,8 @@ bool set_tseq_error() noexcept {
     PyErr_SetString(shape_error_class, e.what());
   } catch (const DeviceError& e) {
     PyErr_SetString(device_error_class, e.what());
+  } catch (const LengthError& e) {
+    PyErr_SetString(length_error_class, e.what());
   } catch (const Error& e) {
     PyErr_SetString(error_class, e.what());
   } catch (...) {

@@ -14,6 +14,7 @@ from ._tseq import (  # noqa: F401
     DeviceError,
     Error,
     IndexError,
+    LengthError,
     RunStopped,
     Sequence,
     ShapeError,
@@ -35,6 +36,7 @@ del _cls
 __all__ = [
     "DeviceError",
     "Error",
+    "LengthError",
     "RunStopped",
     "Sequence",
     "ShapeError",

@@ -30,6 +30,9 @@ class ShapeError(Error, builtins.ValueError):
 class IndexError(Error, builtins.IndexError):
     """A position or axis outside its valid range (tseq::IndexError)."""
 
+class LengthError(Error, builtins.OverflowError):
+    """A result longer than a sequence's maximum size (tseq::LengthError)."""
+
 class DeviceError(Error, builtins.ValueError):
     """An operation that reads payload met memory the host cannot read (tseq::DeviceError)."""
 
