@@ -39,7 +39,7 @@ def load(path):
     for b in data["benchmarks"]:
         if b.get("run_type") == "aggregate":
             continue
-        parts = b.get("run_name", b["name"]).split("/")
+        parts = [p for p in b.get("run_name", b["name"]).split("/") if not p.startswith("iterations:")]
         if len(parts) != 5 or parts[0] != "Immer":
             continue
         key = (parts[1], parts[2], parts[3], int(parts[4].split(":")[1]))
