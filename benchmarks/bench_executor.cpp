@@ -9,7 +9,7 @@
 //                                              adopted from the caller's memory (Tensor::adopt):
 //                                              tseq appends K handles to it; ONNX Runtime copies
 //                                              T's payload on every SequenceInsert.
-//   ExecutorLoad/forward|reverse/tseq/payload:16/n:N   Model::from_proto of a chain of N
+//   ExecutorLoad/forward|reverse/tseq/payload:16/n:N   from_proto of a chain of N
 //                                              Identity nodes listed in order, or last node
 //                                              first (the loader orders it in O(N log N)).
 // The first writes K erases on a 10^5-element sequence: (t(K) - t(0)) / K is the per-erase
@@ -103,8 +103,8 @@ int main(int argc, char** argv) {
   const auto insert_proto = loop_insert_model();
   std::ofstream(models / "loop_erase.onnx", std::ios::binary) << erase_proto.SerializeAsString();
   std::ofstream(models / "loop_insert.onnx", std::ios::binary) << insert_proto.SerializeAsString();
-  static const Model erase_model = Model::from_proto(erase_proto, "loop_erase");
-  static const Model insert_model = Model::from_proto(insert_proto, "loop_insert");
+  static const Model erase_model = from_proto(erase_proto, "loop_erase");
+  static const Model insert_model = from_proto(insert_proto, "loop_insert");
 
   static const Tensor x = Tensor::from_values<float>(
       Shape{kLength, kPayload}, std::vector<float>(static_cast<std::size_t>(kLength * kPayload), 1.f));
@@ -145,7 +145,7 @@ int main(int argc, char** argv) {
                                        std::reverse(nodes->begin(), nodes->end());
                                      }
                                      for (auto _ : s) {
-                                       Model m = Model::from_proto(p, "chain");
+                                       Model m = from_proto(p, "chain");
                                        benchmark::DoNotOptimize(m);
                                      }
                                    })

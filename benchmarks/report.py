@@ -207,7 +207,7 @@ def targets(rows):
         elif ta:
             res.append(f"- [info] Loop of {k} SequenceInsert of one adopted 65,536-float tensor: {fmt_time(ta)}")
     lf, lr = t("ExecutorLoad", "forward", "tseq", 32000), t("ExecutorLoad", "reverse", "tseq", 32000)
-    check("a 32,000-node chain listed last node first loads in well under a second (Model::from_proto)",
+    check("a 32,000-node chain listed last node first loads in well under a second (from_proto)",
           None if lr is None else lr < 0.5e9, f"{fmt_time(lr)} (in file order: {fmt_time(lf)})")
     return "\n".join(res)
 

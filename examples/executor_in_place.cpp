@@ -66,7 +66,7 @@ namespace ts = tseq::onnx;
 
 int main() {
   const int ops = 1000;
-  const ts::Model model = ts::Model::from_proto(chain(ops), "chain");
+  const ts::Model model = ts::from_proto(chain(ops), "chain");
   std::vector<Tensor> tensors;
   for (int i = 0; i < 100000; ++i) tensors.push_back(Tensor::scalar(static_cast<float>(i)));
 
@@ -85,7 +85,7 @@ int main() {
   const TensorSequence kept(DataType::Float, tensors);
   before = allocations;
   ts::Session s2(model);
-  const auto r2 = s2.run(std::vector<ts::Value>{ts::Value(kept)});
+  const auto r2 = s2.run({kept});  // a braced list is copied: the caller's handle stays shared
   const long shared = allocations - before;
 
   std::printf("%d SequenceErase/SequenceInsert on a sequence of %zu tensors\n", ops, tensors.size());

@@ -1,6 +1,6 @@
 // tseq.onnx: Session over tseq::onnx::Model and Session. Runs release the GIL; on the main
 // thread a run goes on a worker thread while the caller waits for it and checks for signals,
-// so that Ctrl-C (KeyboardInterrupt) stops it through the cancellation flag.
+// so that Ctrl-C (KeyboardInterrupt) stops it through the run's std::stop_source.
 
 #include <pybind11/stl.h>
 
@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <memory>
 #include <mutex>
+#include <stop_token>
 #include <thread>
 
 #include "convert.hpp"
@@ -96,13 +97,11 @@ bool on_main_thread() {
 
 class PySession {
  public:
-  PySession(py::handle model, const std::optional<Options>& options, const std::optional<LoadLimits>& load_options)
-      : cancel_(std::make_unique<std::atomic<bool>>(false)),
-        model_(load(model, load_options ? load_options->o : onnx::LoadOptions{})) {
-    SessionOptions o = options ? options->o : SessionOptions{};
-    o.cancel = cancel_.get();
-    session_ = std::make_unique<onnx::Session>(model_, o);
-  }
+  // The options as pointers (None: nullptr), not std::optional: GCC 12 warns (a false
+  // -Wmaybe-uninitialized) when pybind11's std::optional caster copies SessionOptions.
+  PySession(py::handle model, const Options* options, const LoadLimits* load_options)
+      : model_(load(model, load_options != nullptr ? load_options->o : onnx::LoadOptions{})),
+        options_(options != nullptr ? options->o : SessionOptions{}) {}
 
   [[nodiscard]] py::list inputs() const { return describe(model_.inputs()); }
   [[nodiscard]] py::list outputs() const { return describe(model_.outputs()); }
@@ -180,9 +179,9 @@ class PySession {
     return r;
   }
 
-  void publish_stats() {
+  void publish_stats(const onnx::Session& session) {
     const std::lock_guard<std::mutex> lock(stats_mutex_);
-    stats_ = session_->stats();
+    stats_ = session.stats();
   }
 
   // Marks the thread running this Session while it runs (for the re-entry check).
@@ -207,9 +206,9 @@ class PySession {
       py::gil_scoped_release unlocked;
       const std::lock_guard<std::mutex> lock(mutex_);
       const Running running(running_on_);
-      cancel_->store(false);
-      auto out = session_->run(std::move(args));
-      publish_stats();
+      onnx::Session session(model_, options_);
+      auto out = session.run(std::move(args));
+      publish_stats(session);
       return out;
     }
     // The main thread: signals are handled here only, between waits of 20 ms.
@@ -225,10 +224,15 @@ class PySession {
       py::gil_scoped_release unlocked;
       const std::lock_guard<std::mutex> lock(mutex_);
       const Running running(running_on_);
-      cancel_->store(false);
+      // A stop source per run (a request cannot be withdrawn), and so a Session per run: they
+      // are cheap (a shared handle to the model and the options).
+      std::stop_source stop;
+      SessionOptions o = options_;
+      o.stop_token = stop.get_token();
+      onnx::Session session(model_, o);
       std::thread worker([&] {
         try {
-          out = session_->run(std::move(args));
+          out = session.run(std::move(args));
         } catch (...) {
           failure = std::current_exception();
         }
@@ -244,14 +248,14 @@ class PySession {
           py::gil_scoped_acquire held;
           if (PyErr_CheckSignals() != 0) {
             PyErr_Fetch(&type, &value, &trace);
-            cancel_->store(true);
+            stop.request_stop();
           }
         }
         wait.lock();
       }
       wait.unlock();
       worker.join();
-      publish_stats();
+      publish_stats(session);
       if (type != nullptr) {
         out.clear();  // the run stopped (or finished) after the signal: its values are dropped
         failure = nullptr;
@@ -265,10 +269,9 @@ class PySession {
     return out;
   }
 
-  std::unique_ptr<std::atomic<bool>> cancel_;  // SessionOptions::cancel points here
   onnx::Model model_;
-  std::unique_ptr<onnx::Session> session_;
-  onnx::RunStats stats_;  // the last run's, under stats_mutex_
+  SessionOptions options_;  // each run's Session is made with these (and, on the main thread, its stop token)
+  onnx::RunStats stats_;    // the last run's, under stats_mutex_
   mutable std::mutex stats_mutex_;
   std::mutex mutex_;  // one run at a time
   std::atomic<std::thread::id> running_on_{};
@@ -371,8 +374,8 @@ None (an empty optional). The GIL is released while the model runs; Ctrl-C stops
 main thread (KeyboardInterrupt). One run at a time per Session: runs from several threads wait
 for each other (create a Session per thread to run in parallel).
 )doc")
-      .def(py::init<py::handle, const std::optional<Options>&, const std::optional<LoadLimits>&>(), py::arg("model"),
-           py::arg("options") = py::none(), py::arg("load_options") = py::none())
+      .def(py::init<py::handle, const Options*, const LoadLimits*>(), py::arg("model"), py::arg("options") = py::none(),
+           py::arg("load_options") = py::none())
       .def_property_readonly("inputs", &PySession::inputs, "[(name, type)] of the graph's inputs.")
       .def_property_readonly("outputs", &PySession::outputs, "[(name, type)] of the graph's outputs.")
       .def_property_readonly("opset", &PySession::opset, "The default-domain opset the model imports.")

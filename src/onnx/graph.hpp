@@ -109,7 +109,7 @@ struct Context {
   std::pmr::memory_resource* resource =
       nullptr;  // every tensor a kernel creates; the run budget (run.cpp) with max_run_bytes
   std::chrono::steady_clock::time_point deadline;
-  bool stoppable = false;  // a cancel flag or a time limit is set
+  bool stoppable = false;  // a stop token, a cancel flag or a time limit is set
 
   // Throws RunStopped if the caller cancelled the run or its time is up; checked between
   // nodes and loop iterations. `where` starts the message (the node label is added by the

@@ -724,7 +724,7 @@ Model guarded(const std::string& name, F&& f) {
 
 }  // namespace
 
-Model Model::from_proto(const ::onnx::ModelProto& proto, std::string_view name, const LoadOptions& options) {
+Model from_proto(const ::onnx::ModelProto& proto, std::string_view name, const LoadOptions& options) {
   const std::string n(name);
   return guarded(n, [&] {
     const auto start = std::chrono::steady_clock::now();
@@ -732,7 +732,7 @@ Model Model::from_proto(const ::onnx::ModelProto& proto, std::string_view name, 
   });
 }
 
-Model Model::from_proto(const ::onnx::ModelProto& proto, std::string_view name, std::pmr::memory_resource* resource) {
+Model from_proto(const ::onnx::ModelProto& proto, std::string_view name, std::pmr::memory_resource* resource) {
   LoadOptions o;
   o.memory_resource = resource;
   return from_proto(proto, name, o);

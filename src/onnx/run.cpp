@@ -73,7 +73,8 @@ class RunBudget final : public tseq::detail::ChargedResource {
 }  // namespace
 
 void Context::check_stop(std::string_view where, std::int64_t index) const {
-  const bool cancelled = options.cancel != nullptr && options.cancel->load(std::memory_order_relaxed);
+  const bool stopped = options.stop_token.stop_requested();
+  const bool cancelled = stopped || (options.cancel != nullptr && options.cancel->load(std::memory_order_relaxed));
   const bool late = !cancelled && options.time_limit.count() > 0 && std::chrono::steady_clock::now() > deadline;
   if (!cancelled && !late) return;
   // Appended piece by piece: GCC 12 at -O3 warns (-Wrestrict, a false positive) on the same
@@ -88,7 +89,8 @@ void Context::check_stop(std::string_view where, std::int64_t index) const {
     msg += ": ";
   }
   if (cancelled) {
-    msg += "the run was cancelled (SessionOptions::cancel)";
+    msg += stopped ? "the run was cancelled (SessionOptions::stop_token)"
+                   : "the run was cancelled (SessionOptions::cancel)";
     throw RunStopped(msg);
   }
   msg += "the run took longer than its time limit of ";
@@ -315,8 +317,9 @@ std::vector<Value> Session::run(std::vector<std::pair<std::string, Value>> feeds
     const auto deadline = options_.time_limit.count() <= 0 || options_.time_limit > decltype(now)::max() - now
                               ? decltype(now)::max()
                               : now + options_.time_limit;
-    detail::Context cx{stats_, options_, budget != nullptr ? static_cast<std::pmr::memory_resource*>(budget) : upstream,
-                       deadline, options_.cancel != nullptr || options_.time_limit.count() > 0};
+    detail::Context cx{
+        stats_, options_, budget != nullptr ? static_cast<std::pmr::memory_resource*>(budget) : upstream, deadline,
+        options_.stop_token.stop_possible() || options_.cancel != nullptr || options_.time_limit.count() > 0};
     detail::Values out = detail::run_graph(g, scope, cx);
     return std::vector<Value>(std::make_move_iterator(out.begin()), std::make_move_iterator(out.end()));
   } catch (...) {
@@ -339,5 +342,17 @@ std::vector<Value> Session::run(std::vector<Value> inputs) {
   }
   return run(std::move(feeds));
 }
+
+std::vector<Value> Session::run(std::initializer_list<Value> inputs) {
+  std::vector<Value> v;
+  try {
+    v.assign(inputs.begin(), inputs.end());
+  } catch (...) {
+    detail::rethrow_with(escape_name(model_.name(), 1024) + ": ");
+  }
+  return run(std::move(v));
+}
+
+std::vector<Value> Session::run() { return run(std::vector<std::pair<std::string, Value>>{}); }
 
 }  // namespace tseq::onnx

@@ -54,7 +54,7 @@ TensorSequence big_sequence(std::size_t n) {
 }
 
 TEST(Executor, ChainOnAnOwnedSequenceRunsInPlace) {
-  const Model m = Model::from_proto(erase_insert_chain(50), "chain");
+  const Model m = from_proto(erase_insert_chain(50), "chain");
   Session session(m);
   TensorSequence input = big_sequence(100000);
   const Tensor first = input[0];
@@ -75,7 +75,7 @@ TEST(Executor, ChainOnAnOwnedSequenceRunsInPlace) {
 }
 
 TEST(Executor, ASharedInputIsNeverChanged) {
-  const Model m = Model::from_proto(erase_insert_chain(3), "chain");
+  const Model m = from_proto(erase_insert_chain(3), "chain");
   Session session(m);
   const TensorSequence input = big_sequence(1000);
   count_allocations c;
@@ -100,7 +100,7 @@ TEST(Executor, AValueReadTwiceIsMovedOnlyAtItsLastUse) {
   add_output(g, "a", DataType::Float, true);
   add_output(g, "b", DataType::Float, true);
   add_output(g, "n", DataType::Int64, false);
-  const Model m = Model::from_proto(make_model(g), "twice");
+  const Model m = from_proto(make_model(g), "twice");
   Session session(m);
   const auto out = session.run(std::vector<Value>{Value(big_sequence(5))});
   EXPECT_EQ(out[0].sequence()[0].value<float>(0), 1.f);
@@ -127,7 +127,7 @@ TEST(Executor, SubgraphsSeeOuterValues) {
   add_graph_attribute(n, "then_branch", then_branch);
   add_graph_attribute(n, "else_branch", else_branch);
   add_output(g, "r", DataType::Int64, false);
-  const Model m = Model::from_proto(make_model(g), "if");
+  const Model m = from_proto(make_model(g), "if");
   Session session(m);
   EXPECT_EQ(session.run({Value(Tensor::scalar(true)), Value(big_sequence(4))})[0].tensor().value<std::int64_t>(0), 4);
   EXPECT_EQ(session.run({Value(Tensor::scalar(false)), Value(big_sequence(4))})[0].tensor().value<std::int64_t>(0), 0);
@@ -138,17 +138,17 @@ TEST(Executor, ErrorsNameTheModelTheNodeAndTheProblem) {
   add_input(g, "s", DataType::Float, true);
   add_node(g, "Frobnicate", {"s"}, {"y"}, "f1");
   add_output(g, "y", DataType::Float, true);
-  EXPECT_EQ(error_of([&] { (void)Model::from_proto(make_model(g), "m.onnx"); }),
+  EXPECT_EQ(error_of([&] { (void)from_proto(make_model(g), "m.onnx"); }),
             "m.onnx: node 0 'f1' (Frobnicate): operator Frobnicate is not supported by tseq's executor");
 
   ::onnx::GraphProto missing;
   add_input(missing, "s", DataType::Float, true);
   add_node(missing, "SequenceErase", {"s", "nowhere"}, {"y"});
   add_output(missing, "y", DataType::Float, true);
-  EXPECT_EQ(error_of([&] { (void)Model::from_proto(make_model(missing), "m.onnx"); }),
+  EXPECT_EQ(error_of([&] { (void)from_proto(make_model(missing), "m.onnx"); }),
             "m.onnx: value 'nowhere' is used but no node, input or initializer provides it");
 
-  const Model chain = Model::from_proto(erase_insert_chain(1), "chain.onnx");
+  const Model chain = from_proto(erase_insert_chain(1), "chain.onnx");
   Session session(chain);
   EXPECT_EQ(error_of([&] { (void)session.run(std::vector<Value>{}); }),
             "chain.onnx: input 's0' (seq(tensor(float))) was not given");
@@ -179,7 +179,7 @@ TEST(Executor, SessionLimitsStopRunawayModels) {
   add_int_attribute(add_node(g, "ConcatFromSequence", {"s"}, {"all"}, "join"), "axis", 0);
   add_node(g, "Add", {"all", "all"}, {"y"});
   add_output(g, "y", DataType::Float, false);
-  const Model m = Model::from_proto(make_model(g), "grow.onnx");
+  const Model m = from_proto(make_model(g), "grow.onnx");
   SessionOptions limits;
   limits.max_loop_iterations = 100;
   limits.max_tensor_elements = 1000;
@@ -303,7 +303,7 @@ TEST(Executor, EveryTensorARunCreatesComesFromTheGivenResource) {
   CountingResource model_memory;
   CountingResource run_memory;
   {
-    const Model m = Model::from_proto(make_model(g), "payloads", &model_memory);
+    const Model m = from_proto(make_model(g), "payloads", &model_memory);
     EXPECT_EQ(model_memory.allocations(), 1);  // the initializer
     SessionOptions o;
     o.memory_resource = &run_memory;
@@ -327,7 +327,7 @@ TEST(Executor, DeviceTensorsFlowAndPayloadKernelsNameTheNode) {
   for (std::size_t i = 0; i < 100; ++i) {
     v.push_back(Tensor::adopt(DataType::Float, Shape{4}, memory.data() + 4 * i, Device::cuda(0), nullptr, nullptr));
   }
-  const Model chain = Model::from_proto(erase_insert_chain(3), "chain.onnx");
+  const Model chain = from_proto(erase_insert_chain(3), "chain.onnx");
   Session session(chain);
   const auto out = session.run(std::vector<Value>{Value(TensorSequence(DataType::Float, v))});
   const TensorSequence& s = out[0].sequence();
@@ -341,7 +341,7 @@ TEST(Executor, DeviceTensorsFlowAndPayloadKernelsNameTheNode) {
   add_input(g, "s", DataType::Float, true);
   add_int_attribute(add_node(g, "ConcatFromSequence", {"s"}, {"y"}, "join"), "axis", 0);
   add_output(g, "y", DataType::Float, false);
-  const Model cat_model = Model::from_proto(make_model(g), "cat.onnx");
+  const Model cat_model = from_proto(make_model(g), "cat.onnx");
   Session cat(cat_model);
   try {
     (void)cat.run(std::vector<Value>{Value(TensorSequence(DataType::Float, v))});
@@ -363,7 +363,7 @@ TEST(Executor, NotReusesTheMemoryOfAnInputAtItsLastUse) {
   add_node(g, "Not", {"x"}, {"y"});
   add_node(g, "Not", {"y"}, {"z"});
   add_output(g, "z", DataType::Bool, false);
-  const Model m = Model::from_proto(make_model(g), "nots");
+  const Model m = from_proto(make_model(g), "nots");
   CountingResource r;
   SessionOptions o;
   o.memory_resource = &r;

@@ -168,7 +168,7 @@ TEST(Hostile, D2SubgraphNestingIsBounded) {
       error_of([&] { (void)load_bytes(serialized(hostile::nested_ifs(max_graph_depth + 1)), LoadOptions{}); });
   EXPECT_EQ(e, "m.onnx: malformed protobuf (nested deeper than 100 messages)");
   for (const int depth : {max_graph_depth + 1, 200}) {
-    const std::string e2 = error_of([&] { (void)Model::from_proto(hostile::nested_ifs(depth), "deep.onnx"); });
+    const std::string e2 = error_of([&] { (void)from_proto(hostile::nested_ifs(depth), "deep.onnx"); });
     EXPECT_TRUE(contains(e2, "subgraphs nest deeper than 32 levels")) << e2;
   }
 }
@@ -250,13 +250,13 @@ TEST(Hostile, D3ARankOverTheLimitInAFileIsRefused) {
 TEST(Hostile, D4RanksOverTheLimitAreRefusedInARun) {
   std::vector<std::int64_t> axes;
   for (std::size_t a = 0; a < max_rank; ++a) axes.push_back(static_cast<std::int64_t>(a));  // rank 1 + 64 = 65
-  Session s(Model::from_proto(hostile::unsqueeze(axes), "u.onnx"));
+  Session s(from_proto(hostile::unsqueeze(axes), "u.onnx"));
   const std::string e = error_of([&] {
     (void)s.run(std::vector<Value>{Value(Tensor::from_values<float>(Shape{2}, {1, 2}))});
   });
   EXPECT_TRUE(contains(e, "the result would have rank 65, over tseq::onnx's max_rank of 64")) << e;
   // A fed tensor too.
-  Session id(Model::from_proto(hostile::unsqueeze({0}), "u.onnx"));
+  Session id(from_proto(hostile::unsqueeze({0}), "u.onnx"));
   const std::vector<std::int64_t> dims(65, 1);
   const Tensor high = TensorBuffer(DataType::Float, Shape(std::span<const std::int64_t>(dims))).freeze();
   const std::string e2 = error_of([&] { (void)id.run(std::vector<Value>{Value(high)}); });
@@ -270,11 +270,11 @@ TEST(Hostile, D4StringCharactersCountInTheRunBudget) {
   const Value seq(ops::sequence_construct(parts));
   SessionOptions o;
   o.max_run_bytes = 500000;
-  Session s(Model::from_proto(hostile::concat_strings(), "cs.onnx"), o);
+  Session s(from_proto(hostile::concat_strings(), "cs.onnx"), o);
   const std::string e = error_of([&] { (void)s.run(std::vector<Value>{seq}); });
   EXPECT_TRUE(contains(e, "over the session's max_run_bytes of 500000")) << e;
   o.max_run_bytes = 4000000;
-  Session ok(Model::from_proto(hostile::concat_strings(), "cs.onnx"), o);
+  Session ok(from_proto(hostile::concat_strings(), "cs.onnx"), o);
   EXPECT_EQ(ok.run(std::vector<Value>{seq})[0].tensor().size(), 10u);
 }
 
@@ -285,7 +285,7 @@ TEST(Hostile, D4HighRankShapesCountInTheRunBudget) {
   for (std::int64_t a = 0; a < 59; ++a) axes.push_back(a);
   SessionOptions o;
   o.max_run_bytes = 300;
-  Session s(Model::from_proto(hostile::unsqueeze(axes), "u.onnx"), o);
+  Session s(from_proto(hostile::unsqueeze(axes), "u.onnx"), o);
   const std::string e = error_of([&] {
     (void)s.run(std::vector<Value>{Value(Tensor::from_values<float>(Shape{2}, {1, 2}))});
   });
@@ -297,14 +297,14 @@ TEST(Hostile, D4SequenceMapOutputsAreCheckedBeforeMapping) {
   const Value seq(ops::sequence_construct(elems));
   SessionOptions o;
   o.max_run_bytes = 1 << 20;  // 50 outputs x 20000 elements x 16 bytes = 16 MB of sequence storage
-  Session s(Model::from_proto(hostile::wide_sequence_map(50), "map.onnx"), o);
+  Session s(from_proto(hostile::wide_sequence_map(50), "map.onnx"), o);
   const count_allocations c;
   const std::string e = error_of([&] { (void)s.run(std::vector<Value>{seq}); });
   EXPECT_TRUE(contains(e, "SequenceMap: the result would take about 16000000 bytes")) << e;
   EXPECT_LT(c.delta().bytes, std::size_t{1} << 20);
   SessionOptions len;
   len.max_sequence_length = 100;
-  Session l(Model::from_proto(hostile::wide_sequence_map(2), "map.onnx"), len);
+  Session l(from_proto(hostile::wide_sequence_map(2), "map.onnx"), len);
   EXPECT_TRUE(contains(error_of([&] { (void)l.run(std::vector<Value>{seq}); }),
                        "SequenceMap: the result would hold 20000 tensors, over the session's max_sequence_length"));
 }
@@ -344,7 +344,7 @@ TEST(Hostile, D5KernelsCheckCancellationInsideTheirLoop) {
     o.cancel = &cancel;
     o.memory_resource = &r;
     const bool add = std::string(op) == "Add";
-    Session s(Model::from_proto(add ? hostile::add_broadcast() : hostile::unsqueeze(axes), "k.onnx"), o);
+    Session s(from_proto(add ? hostile::add_broadcast() : hostile::unsqueeze(axes), "k.onnx"), o);
     std::vector<Value> in{Value(x)};
     if (add) in.emplace_back(x);
     const std::string e = error_of<RunStopped>([&] { (void)s.run(in); });
@@ -363,7 +363,7 @@ TEST(Hostile, D5UnsqueezeToRank64CopiesFlat) {
   const Tensor x = Tensor::from_values<float>(Shape{static_cast<std::int64_t>(v.size())}, v);
   SessionOptions o;
   o.time_limit = std::chrono::seconds(30);
-  Session s(Model::from_proto(hostile::unsqueeze(axes), "u.onnx"), o);
+  Session s(from_proto(hostile::unsqueeze(axes), "u.onnx"), o);
   const Tensor y = s.run(std::vector<Value>{Value(x)})[0].tensor();
   EXPECT_EQ(y.rank(), 64u);
   EXPECT_EQ(y.shape()[0], 65536);
@@ -381,7 +381,7 @@ TEST(Hostile, D8NamesInMessagesAreEscaped) {
   add_input(g, "x", DataType::Float, false);
   add_node(g, "NoSuchOp", {"x"}, {"y"})->set_name("n\nPASS forged");
   add_output(g, "y", DataType::Float, false);
-  const std::string e = error_of([&] { (void)Model::from_proto(make_model(g), "m.onnx"); });
+  const std::string e = error_of([&] { (void)from_proto(make_model(g), "m.onnx"); });
   EXPECT_EQ(e.find('\n'), std::string::npos) << e;
   EXPECT_TRUE(contains(e, "n\\nPASS forged")) << e;
 }
@@ -561,14 +561,14 @@ TEST(Hostile, R1StringCharactersAreCheckedBeforeTheyAreCopied) {
   const Value seq(ops::sequence_construct(std::vector<Tensor>(100, row)));  // 10 MB of characters, one copy held
   SessionOptions o;
   o.max_run_bytes = 1 << 20;
-  Session concat(Model::from_proto(hostile::concat_strings(), "cs.onnx"), o);
+  Session concat(from_proto(hostile::concat_strings(), "cs.onnx"), o);
   {
     const count_allocations c;
     const std::string e = error_of([&] { (void)concat.run(std::vector<Value>{seq}); });
     EXPECT_TRUE(contains(e, "ConcatFromSequence: the result would take about 10000000 bytes")) << e;
     EXPECT_LT(c.delta().bytes, std::size_t{1} << 20);
   }
-  Session scan(Model::from_proto(hostile::string_scan(100), "scan.onnx"), o);
+  Session scan(from_proto(hostile::string_scan(100), "scan.onnx"), o);
   {
     const count_allocations c;
     const std::string e = error_of([&] { (void)scan.run(std::vector<Value>{Value(row)}); });
@@ -578,12 +578,12 @@ TEST(Hostile, R1StringCharactersAreCheckedBeforeTheyAreCopied) {
   }
   SessionOptions t;
   t.max_tensor_bytes = 1 << 20;  // characters count in a tensor's bytes too
-  Session per_tensor(Model::from_proto(hostile::concat_strings(), "cs.onnx"), t);
+  Session per_tensor(from_proto(hostile::concat_strings(), "cs.onnx"), t);
   EXPECT_TRUE(contains(error_of([&] { (void)per_tensor.run(std::vector<Value>{seq}); }),
                        "over the session's max_tensor_bytes of 1048576"));
   SessionOptions roomy;
   roomy.max_run_bytes = 64 << 20;
-  Session ok(Model::from_proto(hostile::string_scan(100), "scan.onnx"), roomy);
+  Session ok(from_proto(hostile::string_scan(100), "scan.onnx"), roomy);
   EXPECT_EQ(ok.run(std::vector<Value>{Value(row)})[0].tensor().size(), 100U);
 }
 
@@ -694,7 +694,7 @@ TEST(Hostile, R9FileNamesInMessagesAreEscaped) {
 TEST(Hostile, R10ConcatenationWithANewAxisChecksTheRank) {
   const std::vector<std::int64_t> dims(max_rank, 1);
   const Tensor e64 = TensorBuffer(DataType::Float, Shape(std::span<const std::int64_t>(dims))).freeze();
-  Session s(Model::from_proto(hostile::stack_floats(), "stack.onnx"));
+  Session s(from_proto(hostile::stack_floats(), "stack.onnx"));
   const std::string e = error_of([&] {
     (void)s.run(std::vector<Value>{Value(ops::sequence_construct(std::vector<Tensor>{e64, e64}))});
   });
@@ -704,19 +704,19 @@ TEST(Hostile, R10ConcatenationWithANewAxisChecksTheRank) {
 // ---- also noticed: opsets and attributes ------------------------------------------------------------
 
 TEST(Hostile, ANegativeOpsetIsNamed) {
-  const std::string e = error_of([&] { (void)Model::from_proto(hostile::reverse_chain(1), "o.onnx"); });
+  const std::string e = error_of([&] { (void)from_proto(hostile::reverse_chain(1), "o.onnx"); });
   EXPECT_EQ(e, "(no exception)");
   auto m = hostile::reverse_chain(1);
   m.mutable_opset_import(0)->set_version(-3);
-  EXPECT_TRUE(contains(error_of([&] { (void)Model::from_proto(m, "o.onnx"); }), "opset -3"))
-      << error_of([&] { (void)Model::from_proto(m, "o.onnx"); });
+  EXPECT_TRUE(contains(error_of([&] { (void)from_proto(m, "o.onnx"); }), "opset -3"))
+      << error_of([&] { (void)from_proto(m, "o.onnx"); });
 }
 
 TEST(Hostile, InvalidAttributesAreRefused) {
   auto dup = hostile::split_rows();
   add_int_attribute(dup.mutable_graph()->mutable_node(0), "axis", 0);
   add_int_attribute(dup.mutable_graph()->mutable_node(0), "axis", 1);
-  const std::string e = error_of([&] { (void)Model::from_proto(dup, "a.onnx"); });
+  const std::string e = error_of([&] { (void)from_proto(dup, "a.onnx"); });
   EXPECT_TRUE(contains(e, "attribute 'axis'")) << e;
   EXPECT_TRUE(contains(e, "twice")) << e;
   auto wrong = hostile::split_rows();
@@ -724,13 +724,13 @@ TEST(Hostile, InvalidAttributesAreRefused) {
   a->set_name("axis");
   a->set_type(::onnx::AttributeProto::FLOAT);
   a->set_f(1.5f);
-  const std::string e2 = error_of([&] { (void)Model::from_proto(wrong, "a.onnx"); });
+  const std::string e2 = error_of([&] { (void)from_proto(wrong, "a.onnx"); });
   EXPECT_TRUE(contains(e2, "attribute 'axis'")) << e2;
   auto undefined = hostile::split_rows();
   auto* u = undefined.mutable_graph()->mutable_node(0)->add_attribute();
   u->set_name("keepdims");
   u->set_i(1);
-  const std::string e3 = error_of([&] { (void)Model::from_proto(undefined, "a.onnx"); });
+  const std::string e3 = error_of([&] { (void)from_proto(undefined, "a.onnx"); });
   EXPECT_TRUE(contains(e3, "attribute 'keepdims'")) << e3;
 }
 
@@ -744,7 +744,7 @@ TEST(Hostile, D12BoolPayloadsAreReadAsBytes) {
   EXPECT_EQ(to_string(b), "bool[4]{false, true, true, true}");
   const Tensor ones = Tensor::from_values<bool>(Shape{4}, {false, true, true, true});
   EXPECT_TRUE(equal(b, ones));
-  Session s(Model::from_proto(hostile::not_model(), "not.onnx"));
+  Session s(from_proto(hostile::not_model(), "not.onnx"));
   const Tensor y = s.run(std::vector<Value>{Value(b)})[0].tensor();
   const auto* out = static_cast<const unsigned char*>(y.data());
   EXPECT_EQ(out[0], 1);

@@ -33,7 +33,7 @@ bool contains(const std::string& s, const std::string& part) { return s.find(par
 TEST(Untrusted, SplitBombIsRefusedBeforeAllocating) {
   const auto proto = hostile::split_bomb();
   EXPECT_LT(proto.ByteSizeLong(), 200u);
-  Session session(Model::from_proto(proto, "split_bomb.onnx"), SessionOptions::untrusted());
+  Session session(from_proto(proto, "split_bomb.onnx"), SessionOptions::untrusted());
   const count_allocations c;
   const std::string e = error_of([&] { (void)session.run(std::vector<Value>{}); });
   EXPECT_TRUE(contains(e,
@@ -44,14 +44,14 @@ TEST(Untrusted, SplitBombIsRefusedBeforeAllocating) {
   // The byte budget alone refuses it too, before the first piece.
   SessionOptions o;
   o.max_run_bytes = 32 << 20;
-  Session bytes(Model::from_proto(proto, "split_bomb.onnx"), o);
+  Session bytes(from_proto(proto, "split_bomb.onnx"), o);
   const count_allocations c2;
   EXPECT_TRUE(contains(error_of([&] { (void)bytes.run(std::vector<Value>{}); }), "over the session's max_run_bytes"));
   EXPECT_LT(c2.delta().bytes, std::size_t{64} << 20);
 }
 
 TEST(Untrusted, BroadcastBombIsRefused) {
-  Session session(Model::from_proto(hostile::add_broadcast(), "add.onnx"), SessionOptions::untrusted());
+  Session session(from_proto(hostile::add_broadcast(), "add.onnx"), SessionOptions::untrusted());
   std::vector<float> v(100000, 1.f);
   const std::vector<Value> in = {Value(Tensor::from_values<float>(Shape{100000, 1}, v)),
                                  Value(Tensor::from_values<float>(Shape{1, 100000}, v))};
@@ -62,7 +62,7 @@ TEST(Untrusted, BroadcastBombIsRefused) {
   EXPECT_LT(c.delta().bytes, std::size_t{1} << 20);
   SessionOptions o;
   o.max_tensor_bytes = 1000;
-  Session small(Model::from_proto(hostile::add_broadcast(), "add.onnx"), o);
+  Session small(from_proto(hostile::add_broadcast(), "add.onnx"), o);
   const std::vector<Value> in2 = {Value(Tensor::from_values<float>(Shape{100, 1}, std::vector<float>(100, 1.f))),
                                   Value(Tensor::from_values<float>(Shape{1, 100}, std::vector<float>(100, 1.f)))};
   EXPECT_TRUE(contains(error_of([&] { (void)small.run(in2); }),
@@ -72,7 +72,7 @@ TEST(Untrusted, BroadcastBombIsRefused) {
 TEST(Untrusted, ScanOutputBombIsRefusedAsItGrows) {
   SessionOptions o;
   o.max_tensor_elements = 1000000;
-  Session session(Model::from_proto(hostile::scan_bomb(1000000000, 1000), "scan.onnx"), o);
+  Session session(from_proto(hostile::scan_bomb(1000000000, 1000), "scan.onnx"), o);
   const std::string e = error_of([&] { (void)session.run(std::vector<Value>{}); });
   EXPECT_TRUE(contains(e,
                        "(Loop): Loop scan output: the result would hold 1001000 elements, over the session's limit "
@@ -88,14 +88,14 @@ TEST(Untrusted, ScanOutputBombIsRefusedAsItGrows) {
 TEST(Untrusted, ASplitOverTheBudgetIsRefusedBeforeItsFirstPiece) {
   SessionOptions o;
   o.max_run_bytes = 135000;
-  Session session(Model::from_proto(hostile::split_rows(), "split_rows.onnx"), o);
+  Session session(from_proto(hostile::split_rows(), "split_rows.onnx"), o);
   const std::vector<Value> in = {Value(Tensor::from_values<float>(Shape{8, 4096}, std::vector<float>(8 * 4096, 1.f)))};
   const count_allocations c;
   const std::string e = error_of([&] { (void)session.run(in); });
   EXPECT_TRUE(contains(e, "SplitToSequence: the result would take about 136696 bytes")) << e;
   EXPECT_LT(c.delta().bytes, std::size_t{16384}) << "refused before a piece was allocated";
   o.max_run_bytes = 140000;  // enough for the pieces as allocated
-  Session roomy(Model::from_proto(hostile::split_rows(), "split_rows.onnx"), o);
+  Session roomy(from_proto(hostile::split_rows(), "split_rows.onnx"), o);
   EXPECT_EQ(roomy.run(in)[0].tensor().value<std::int64_t>(0), 8);
 }
 
@@ -106,7 +106,7 @@ TEST(Untrusted, ASplitThatFitsTheBudgetRuns) {
   static_assert(sizeof(void*) != 8 || tseq::detail::TensorStorage::header_bytes() == 191);
   SessionOptions o;
   o.max_run_bytes = 137000;
-  Session session(Model::from_proto(hostile::split_rows(), "split_rows.onnx"), o);
+  Session session(from_proto(hostile::split_rows(), "split_rows.onnx"), o);
   const std::vector<Value> in = {Value(Tensor::from_values<float>(Shape{8, 4096}, std::vector<float>(8 * 4096, 1.f)))};
   EXPECT_EQ(session.run(in)[0].tensor().value<std::int64_t>(0), 8);
 }
@@ -116,19 +116,19 @@ TEST(Untrusted, TheRunBudgetCountsLiveTensorsAndOutputsMayOutliveTheSession) {
   o.max_run_bytes = 1 << 20;
   std::vector<Value> out;
   {
-    Session session(Model::from_proto(hostile::add_broadcast(), "add.onnx"), o);
+    Session session(from_proto(hostile::add_broadcast(), "add.onnx"), o);
     const std::vector<Value> in = {Value(Tensor::from_values<float>(Shape{100, 1}, std::vector<float>(100, 1.f))),
                                    Value(Tensor::from_values<float>(Shape{1, 100}, std::vector<float>(100, 2.f)))};
     for (int k = 0; k < 50; ++k) out = session.run(in);  // 50 runs of ~120 KB: the budget is per live bytes
     o.max_run_bytes = 100000;
-    Session tight(Model::from_proto(hostile::add_broadcast(), "add.onnx"), o);
+    Session tight(from_proto(hostile::add_broadcast(), "add.onnx"), o);
     EXPECT_TRUE(contains(error_of([&] { (void)tight.run(in); }), "over the session's max_run_bytes of 100000"));
   }
   EXPECT_EQ(out[0].tensor().value<float>(9999), 3.f);  // the session is gone, its output is not
 }
 
 TEST(Untrusted, AllocationFailureBecomesAnErrorNamingTheNode) {
-  Session session(Model::from_proto(hostile::add_broadcast(), "add.onnx"));
+  Session session(from_proto(hostile::add_broadcast(), "add.onnx"));
   const std::vector<Value> in = {Value(Tensor::from_values<float>(Shape{10, 1}, std::vector<float>(10, 1.f))),
                                  Value(Tensor::from_values<float>(Shape{1, 10}, std::vector<float>(10, 2.f)))};
   const tseq_test::fail_allocation_at f(3);
@@ -140,14 +140,14 @@ TEST(Untrusted, AllocationFailureBecomesAnErrorNamingTheNode) {
 // ---- arithmetic --------------------------------------------------------------------------------
 
 TEST(Untrusted, SplitEntriesThatOverflowAreAShapeError) {
-  Session session(Model::from_proto(hostile::split_overflow(), "split.onnx"));
+  Session session(from_proto(hostile::split_overflow(), "split.onnx"));
   EXPECT_EQ(error_of<ShapeError>([&] { (void)session.run(std::vector<Value>{}); }),
             "split.onnx: graph 'split_overflow': node 0 (SplitToSequence): SplitToSequence: the sum of the split "
             "entries overflows int64 (9223372036854775807 + 9223372036854775807)");
 }
 
 TEST(Untrusted, ConcatenationWhoseAxisOverflowsIsAShapeError) {
-  Session session(Model::from_proto(hostile::concat_overflow(), "concat.onnx"));
+  Session session(from_proto(hostile::concat_overflow(), "concat.onnx"));
   const std::string e = error_of<ShapeError>([&] { (void)session.run(std::vector<Value>{}); });
   EXPECT_EQ(e,
             "concat.onnx: graph 'concat_overflow': node 1 (ConcatFromSequence): ConcatFromSequence: the result's "
@@ -167,7 +167,7 @@ TEST(Untrusted, SliceWithExtremeStepsFollowsOnnx) {
       {1, 4, hostile::kInt64Max, {1}},
   };
   for (const Case& c : cases) {
-    Session session(Model::from_proto(hostile::slice_steps(c.start, c.end, c.step), "slice.onnx"));
+    Session session(from_proto(hostile::slice_steps(c.start, c.end, c.step), "slice.onnx"));
     const auto out = session.run(std::vector<Value>{});
     const auto v = out[0].tensor().values<std::int64_t>();
     EXPECT_EQ(std::vector<std::int64_t>(v.begin(), v.end()), c.expected)
@@ -176,7 +176,7 @@ TEST(Untrusted, SliceWithExtremeStepsFollowsOnnx) {
 }
 
 TEST(Untrusted, Int64AdditionWrapsWithoutUndefinedBehaviour) {
-  Session session(Model::from_proto(hostile::add_int64_overflow(), "add.onnx"));
+  Session session(from_proto(hostile::add_int64_overflow(), "add.onnx"));
   const auto out = session.run(std::vector<Value>{});
   EXPECT_EQ(out[0].tensor().value<std::int64_t>(0), hostile::kInt64Min);  // as ONNX Runtime and numpy
   EXPECT_EQ(out[0].tensor().value<std::int64_t>(1), hostile::kInt64Max);
@@ -187,7 +187,7 @@ TEST(Untrusted, Int64AdditionWrapsWithoutUndefinedBehaviour) {
 TEST(Untrusted, AReverseOrderedChainLoadsAndRuns) {
   // 32,000 nodes listed last first (the loader used to be quadratic here: 53 s; its time is
   // in benchmarks/bench_executor.cpp, ExecutorLoad).
-  const Model m = Model::from_proto(hostile::reverse_chain(32000), "chain.onnx");
+  const Model m = from_proto(hostile::reverse_chain(32000), "chain.onnx");
   Session session(m);
   const Tensor x = Tensor::scalar(5.f);
   const auto out = session.run(std::vector<Value>{Value(x)});
@@ -206,7 +206,7 @@ TEST(Untrusted, AReverseOrderedChainLoadsAndRuns) {
 }
 
 TEST(Untrusted, LoadChecksWhatEveryNodeNeeds) {
-  auto load = [](const ::onnx::ModelProto& m) { return error_of([&] { (void)Model::from_proto(m, "m.onnx"); }); };
+  auto load = [](const ::onnx::ModelProto& m) { return error_of([&] { (void)from_proto(m, "m.onnx"); }); };
   EXPECT_EQ(load(make_model(one_node("ConcatFromSequence", {"s"}, "y"))),
             "m.onnx graph 'g': node 0 'n' (ConcatFromSequence): attribute 'axis' is required");
   EXPECT_EQ(load(make_model(one_node("SequenceInsert", {"s"}, "y"))),
@@ -250,9 +250,9 @@ TEST(Untrusted, LoadChecksWhatEveryNodeNeeds) {
 TEST(Untrusted, TheOpsetComesFromOpsetImport) {
   ::onnx::ModelProto none = make_model(one_node("Identity", {"t"}, "y"));
   none.clear_opset_import();
-  EXPECT_EQ(error_of([&] { (void)Model::from_proto(none, "m.onnx"); }),
+  EXPECT_EQ(error_of([&] { (void)from_proto(none, "m.onnx"); }),
             "m.onnx: the model imports no opset of the default ONNX domain (opset_import)");
-  EXPECT_EQ(error_of([&] { (void)Model::from_proto(make_model(one_node("Identity", {"t"}, "y"), 99), "m.onnx"); }),
+  EXPECT_EQ(error_of([&] { (void)from_proto(make_model(one_node("Identity", {"t"}, "y"), 99), "m.onnx"); }),
             "m.onnx: opset 99 of the default ONNX domain is not supported (tseq loads 1 to 25)");
   // Unsqueeze takes its axes from an attribute before opset 13, from an input since.
   ::onnx::GraphProto g;
@@ -263,11 +263,11 @@ TEST(Untrusted, TheOpsetComesFromOpsetImport) {
   g.mutable_node(0)->mutable_attribute(0)->set_type(::onnx::AttributeProto::INTS);
   g.mutable_node(0)->mutable_attribute(0)->add_ints(0);
   add_output(g, "y", DataType::Float, false);
-  const Model m12 = Model::from_proto(make_model(g, 12), "u.onnx");
+  const Model m12 = from_proto(make_model(g, 12), "u.onnx");
   EXPECT_EQ(m12.opset(), 12);
   const auto out = Session(m12).run(std::vector<Value>{Value(Tensor::from_values<float>(Shape{2}, {1, 2}))});
   EXPECT_EQ(out[0].tensor().shape(), (Shape{1, 2}));
-  EXPECT_TRUE(contains(error_of([&] { (void)Model::from_proto(make_model(g, 13), "u.onnx"); }),
+  EXPECT_TRUE(contains(error_of([&] { (void)from_proto(make_model(g, 13), "u.onnx"); }),
                        "(Unsqueeze): takes 2 inputs at opset 13, the node gives 1"));
 }
 
@@ -284,7 +284,7 @@ TEST(Untrusted, SubgraphOutputsAreTypedAtLoad) {
   add_input(g, "s", DataType::Int64, true);
   add_graph_attribute(add_node(g, "SequenceMap", {"s"}, {"r"}), "body", body);
   add_output(g, "r", DataType::Int64, true);
-  const Model m = Model::from_proto(make_model(g), "map.onnx");
+  const Model m = from_proto(make_model(g), "map.onnx");
   const TensorSequence empty(DataType::Int64);
   const auto out = Session(m).run(std::vector<Value>{Value(empty)});
   EXPECT_EQ(out[0].sequence().dtype(), DataType::Int64);
@@ -299,7 +299,7 @@ TEST(Untrusted, SubgraphOutputsAreTypedAtLoad) {
   add_graph_attribute(n, "then_branch", branch);
   add_graph_attribute(n, "else_branch", branch);
   add_output(g2, "r", DataType::Bool, false);
-  EXPECT_EQ(Model::from_proto(make_model(g2), "if.onnx").outputs()[0].type, ValueType::tensor(DataType::Bool));
+  EXPECT_EQ(from_proto(make_model(g2), "if.onnx").outputs()[0].type, ValueType::tensor(DataType::Bool));
   // One that nothing tells (a constant of no element type): refused at load, by name.
   ::onnx::GraphProto lost;
   lost.set_name("lost");
@@ -315,7 +315,7 @@ TEST(Untrusted, SubgraphOutputsAreTypedAtLoad) {
   add_input(g4, "s", DataType::Int64, true);
   add_graph_attribute(add_node(g4, "SequenceMap", {"s"}, {"r"}), "body", lost);
   add_output(g4, "r", DataType::Int64, true);
-  EXPECT_EQ(error_of([&] { (void)Model::from_proto(make_model(g4), "map4.onnx"); }),
+  EXPECT_EQ(error_of([&] { (void)from_proto(make_model(g4), "map4.onnx"); }),
             "map4.onnx graph 'map4': node 0 (SequenceMap) attribute 'body' graph 'lost': output 'y' has no declared "
             "type and tseq cannot infer one (declare it in the graph's outputs)");
 }
@@ -324,7 +324,7 @@ TEST(Untrusted, SubgraphOutputsAreTypedAtLoad) {
 
 TEST(Untrusted, FeedsMustHaveTheDeclaredType) {
   ::onnx::GraphProto g = one_node("SequenceErase", {"s"}, "y");
-  Session session(Model::from_proto(make_model(g), "m.onnx"));
+  Session session(from_proto(make_model(g), "m.onnx"));
   const std::string e = error_of<TypeError>([&] {
     (void)session.run({{"s", Value(TensorSequence(DataType::Int64))}, {"t", Value(Tensor::scalar(1.f))}});
   });
@@ -336,7 +336,7 @@ TEST(Untrusted, FeedsMustHaveTheDeclaredType) {
 }
 
 TEST(Untrusted, ASessionKeepsATemporaryModelAlive) {
-  Session session(Model::from_proto(hostile::reverse_chain(3), "chain.onnx"));  // the Model is a temporary
+  Session session(from_proto(hostile::reverse_chain(3), "chain.onnx"));  // the Model is a temporary
   const auto out = session.run(std::vector<Value>{Value(Tensor::scalar(2.f))});
   EXPECT_EQ(out[0].tensor().value<float>(0), 2.f);
 }
@@ -345,7 +345,7 @@ TEST(Untrusted, CancellationFromAnotherThreadStopsALoop) {
   std::atomic<bool> cancel{false};
   SessionOptions o;
   o.cancel = &cancel;
-  Session session(Model::from_proto(hostile::endless_loop(), "endless.onnx"), o);
+  Session session(from_proto(hostile::endless_loop(), "endless.onnx"), o);
   std::thread canceller([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     cancel = true;
@@ -358,7 +358,7 @@ TEST(Untrusted, CancellationFromAnotherThreadStopsALoop) {
   // A time limit stops it as well.
   SessionOptions t;
   t.time_limit = std::chrono::milliseconds(20);
-  Session timed(Model::from_proto(hostile::endless_loop(), "endless.onnx"), t);
+  Session timed(from_proto(hostile::endless_loop(), "endless.onnx"), t);
   EXPECT_TRUE(contains(error_of<RunStopped>([&] { (void)timed.run(std::vector<Value>{Value(Tensor::scalar(1.f))}); }),
                        "the run took longer than its time limit of 20 ms"));
 }

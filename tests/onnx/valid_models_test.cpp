@@ -76,7 +76,7 @@ Tensor expected_scan(DataType d, std::int64_t trips) {
 
 void check_loop(const std::vector<DataType>& scans, std::int64_t trips) {
   SCOPED_TRACE(std::to_string(scans.size()) + " scan outputs, " + std::to_string(trips) + " trips");
-  const Model m = Model::from_proto(loop_with_scans(scans), "scans.onnx");
+  const Model m = from_proto(loop_with_scans(scans), "scans.onnx");
   Session session(m);
   const auto out = session.run({Value(i64(trips)), Value(Tensor::from_values<float>(Shape{2}, {1, 2}))});
   ASSERT_EQ(out.size(), 1 + scans.size());
@@ -111,7 +111,7 @@ TEST(ValidModels, LoopWithThreeScanOutputsOfDifferentTypesKeepsEachType) {
 TEST(ValidModels, LoopWithManyScanOutputsReadsOnlyTheBodysOutputs) {
   // Once a SIGSEGV (heap-buffer-overflow in run_loop) with 100,000 scan outputs.
   const std::vector<DataType> scans(3000, DataType::Int64);
-  const Model m = Model::from_proto(loop_with_scans(scans), "many.onnx");
+  const Model m = from_proto(loop_with_scans(scans), "many.onnx");
   Session session(m);
   const auto out = session.run({Value(i64(2)), Value(Tensor::from_values<float>(Shape{2}, {1, 2}))});
   ASSERT_EQ(out.size(), 3001u);
@@ -133,7 +133,7 @@ TEST(ValidModels, AValueListedTwiceAmongTheGraphOutputsIsReturnedTwice) {
   add_output(g, "x", DataType::Float, false);  // a graph input, also listed twice
   add_output(g, "x", DataType::Float, false);
   add_output(g, "t", DataType::Float, true);
-  const Model m = Model::from_proto(make_model(g), "twice.onnx");
+  const Model m = from_proto(make_model(g), "twice.onnx");
   Session session(m);
   const Tensor x = Tensor::from_values<float>(Shape{3}, {1, 2, 3});
   const TensorSequence s(DataType::Float, std::vector<Tensor>{x, x});
@@ -171,7 +171,7 @@ TEST(ValidModels, AnIfBranchListingOneLocalValueTwiceReturnsItTwice) {
   add_graph_attribute(n, "else_branch", other);
   add_output(g, "r0", DataType::Float, false);
   add_output(g, "r1", DataType::Float, false);
-  const Model m = Model::from_proto(make_model(g), "if.onnx");
+  const Model m = from_proto(make_model(g), "if.onnx");
   Session session(m);
   const Tensor x = Tensor::from_values<float>(Shape{2}, {4, 5});
   for (const bool c : {true, false}) {
@@ -194,7 +194,7 @@ Tensor run_slice(const Tensor& data, std::int64_t start, std::int64_t end, std::
   to_proto(list(step), *g.add_initializer(), "steps");
   add_node(g, "Slice", {"data", "starts", "ends", "axes", "steps"}, {"y"});
   add_output(g, "y", DataType::Float, false);
-  Session session(Model::from_proto(make_model(g), "slice.onnx"));
+  Session session(from_proto(make_model(g), "slice.onnx"));
   return session.run({Value(data)})[0].tensor();
 }
 

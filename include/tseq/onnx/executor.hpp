@@ -14,21 +14,24 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <initializer_list>
 #include <limits>
 #include <memory>
 #include <memory_resource>
 #include <span>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-#include "tseq/onnx/proto.hpp"
 #include "tseq/onnx/value.hpp"
 
-namespace onnx {
-class ModelProto;
-}
+// This header (and value.hpp) declares nothing outside namespace tseq, so after
+// `using namespace tseq;` the name `onnx::Session` means tseq::onnx::Session. Protobuf's
+// generated code, and tseq/onnx/proto.hpp (which takes its messages), declare a namespace
+// ::onnx too: where either is included, `onnx::` is ambiguous after `using namespace tseq;`,
+// and tseq::onnx must be spelled in full.
 
 namespace tseq::onnx {
 
@@ -44,11 +47,12 @@ struct Graph;
 struct ModelAccess;
 }  // namespace detail
 
-/// Limits on loading a model (Model::load, parse, from_proto). The defaults bound only what
-/// must always be bounded (a file protobuf cannot parse, subgraphs nested past the stack);
-/// for models nobody trusted start from untrusted(). Every limit is checked before the memory
-/// or time it guards is spent, and going over one is a tseq::Error naming the model, the
-/// limit and, where there is one, the node. docs/onnx.md ("Running untrusted models") lists them.
+/// Limits on loading a model (Model::load, Model::parse, and from_proto in
+/// tseq/onnx/proto.hpp). The defaults bound only what must always be bounded (a file protobuf
+/// cannot parse, subgraphs nested past the stack); for models nobody trusted start from
+/// untrusted(). Every limit is checked before the memory or time it guards is spent, and going
+/// over one is a tseq::Error naming the model, the limit and, where there is one, the node.
+/// docs/onnx.md ("Running untrusted models") lists them.
 struct LoadOptions {
   /// Bytes of the .onnx file (or buffer), checked before it is read. Protobuf parses at most
   /// 2 GiB - 1; a model with external data is not supported.
@@ -99,12 +103,8 @@ class Model {
   [[nodiscard]] static Model parse(std::span<const std::byte> bytes, std::string_view name, const LoadOptions& options);
   [[nodiscard]] static Model parse(std::span<const std::byte> bytes, std::string_view name,
                                    std::pmr::memory_resource* resource = nullptr);
-  /// Takes a ModelProto already in memory (and copies it: the model keeps its own).
-  /// options.max_file_bytes and the pre-parse estimate do not apply; the other limits do.
-  [[nodiscard]] static Model from_proto(const ::onnx::ModelProto& proto, std::string_view name,
-                                        const LoadOptions& options);
-  [[nodiscard]] static Model from_proto(const ::onnx::ModelProto& proto, std::string_view name,
-                                        std::pmr::memory_resource* resource = nullptr);
+  // A ModelProto already in memory: tseq::onnx::from_proto(proto, name, ...) in
+  // tseq/onnx/proto.hpp (kept out of this header, which declares no protobuf type).
 
   [[nodiscard]] const std::string& name() const noexcept { return name_; }
   [[nodiscard]] const std::vector<ValueInfo>& inputs() const noexcept;
@@ -122,8 +122,9 @@ class Model {
   int opset_;
 };
 
-/// Thrown when a run stops because its caller cancelled it (SessionOptions::cancel) or its
-/// time limit passed; the message names the node where it stopped.
+/// Thrown when a run stops because its caller requested a stop (SessionOptions::stop_token, or
+/// the older SessionOptions::cancel) or its time limit passed; the message names the node where
+/// it stopped.
 class RunStopped : public tseq::Error {
  public:
   using tseq::Error::Error;
@@ -162,9 +163,16 @@ struct SessionOptions {
   /// 2^16 elements inside kernels that walk elements; zero: no limit. Past it the run throws
   /// RunStopped.
   std::chrono::nanoseconds time_limit{0};
-  /// Set to true from any thread to stop a running run (as ONNX Runtime's
-  /// RunOptions::terminate); checked between nodes and loop iterations, then the run throws
-  /// RunStopped. Not owned; must outlive the runs that read it. Null: not cancellable.
+  /// Stops the session's runs when a stop is requested through its std::stop_source, from any
+  /// thread (as ONNX Runtime's RunOptions::terminate): checked where time_limit is, then the
+  /// run throws RunStopped ("the run was cancelled (SessionOptions::stop_token)"). A run that
+  /// starts after the request stops at its first node; to cancel one run among several, give
+  /// it a Session of its own (Sessions are cheap). Default: no stop can be requested.
+  std::stop_token stop_token;
+  /// Deprecated: use stop_token. Set to true from any thread to stop a running run; checked
+  /// where stop_token is. Not owned; must outlive the runs that read it. Null: not read. Kept
+  /// so that existing callers work unchanged (it is not marked [[deprecated]]: GCC 12 warns
+  /// in SessionOptions' own implicit copy and move constructors then).
   const std::atomic<bool>* cancel = nullptr;
   /// Where every tensor the run creates (kernel results, constants, loop counters) is
   /// allocated; nullptr: tseq::default_memory_resource(). Must outlive the returned values
@@ -185,15 +193,26 @@ struct SessionOptions {
 /// for concurrent use (create one per thread).
 class Session {
  public:
-  explicit Session(Model model, SessionOptions options = {}) : model_(std::move(model)), options_(options) {}
+  explicit Session(Model model, SessionOptions options = {}) : model_(std::move(model)), options_(std::move(options)) {}
 
-  /// Runs with inputs matched by name; inputs that have an initializer may be left out.
-  /// Every feed must have its input's declared type (else TypeError naming the input, the
-  /// declared and the fed type). Returns the graph outputs in order. Throws tseq::Error naming
-  /// the node that failed (RunStopped when cancelled or out of time).
+  /// Runs with inputs matched by name, `run({{"x", x}, {"s", s}})`; inputs that have an
+  /// initializer may be left out. Every feed must have its input's declared type (else
+  /// TypeError naming the input, the declared and the fed type). Returns the graph outputs in
+  /// order. Throws tseq::Error naming the node that failed (RunStopped when stopped or out of
+  /// time), or naming the input that is not one of the graph's or was not given.
   [[nodiscard]] std::vector<Value> run(std::vector<std::pair<std::string, Value>> feeds);
-  /// Runs with the first inputs.size() graph inputs, in order.
+  /// Runs with the first inputs.size() graph inputs, in order; the rest must have
+  /// initializers. The values are moved into the run: a vector moved in hands over its
+  /// sequences, which are then updated in place if nobody else holds them.
   [[nodiscard]] std::vector<Value> run(std::vector<Value> inputs);
+  /// Runs with the first inputs.size() graph inputs, in order: `run({x, s})`. The braced list
+  /// is copied (an initializer_list's elements are const), so its values stay shared; move a
+  /// std::vector<Value> in to hand them over. `run({})` feeds nothing, as run() does (this
+  /// overload is preferred for braced lists of values, so `run({})` is not ambiguous).
+  [[nodiscard]] std::vector<Value> run(std::initializer_list<Value> inputs);
+  /// Runs with no feeds: a graph without inputs, or whose inputs all have initializers (else
+  /// Error naming the first input not given).
+  [[nodiscard]] std::vector<Value> run();
 
   /// Counters of the last run.
   [[nodiscard]] const RunStats& stats() const noexcept { return stats_; }

@@ -2,27 +2,29 @@
 
 /// @file
 /// Conversions between ONNX protobuf messages (TensorProto, SequenceProto, OptionalProto,
-/// TypeProto) and tseq values. Every malformed input (bad bytes, a data field that does not
-/// match the dtype, an element count that does not match the dims, an unknown dtype, external
-/// data) throws tseq::Error whose message starts with the given context (a file name), never
-/// crashes or reads out of bounds.
+/// TypeProto, ModelProto) and tseq values and models. Every malformed input (bad bytes, a data
+/// field that does not match the dtype, an element count that does not match the dims, an
+/// unknown dtype, external data) throws tseq::Error whose message starts with the given
+/// context (a file name), never crashes or reads out of bounds.
 ///
 /// Tensors read from protos are allocated from the given std::pmr::memory_resource (nullptr:
 /// tseq::default_memory_resource()), which must outlive them. Writing a tensor whose payload
 /// is not host-readable throws DeviceError.
+///
+/// This header declares protobuf's namespace ::onnx (its message classes), so where it is
+/// included `onnx::` after `using namespace tseq;` is ambiguous: spell tseq::onnx in full
+/// there. Reading values from bytes or files (parse_value, load_value, read_file) is in
+/// tseq/onnx/value.hpp, and running models in tseq/onnx/executor.hpp; neither declares ::onnx.
 
-#include <cstddef>
-#include <cstdint>
-#include <filesystem>
-#include <limits>
 #include <memory_resource>
-#include <span>
 #include <string>
 #include <string_view>
 
+#include "tseq/onnx/executor.hpp"
 #include "tseq/onnx/value.hpp"
 
 namespace onnx {
+class ModelProto;
 class TensorProto;
 class SequenceProto;
 class OptionalProto;
@@ -30,25 +32,6 @@ class TypeProto;
 }  // namespace onnx
 
 namespace tseq::onnx {
-
-/// Bounds on reading a value from protobuf bytes (parse_value, load_value). Each is checked
-/// before the memory it guards is allocated: the file's size before it is read, the memory
-/// parsing would take by a walk over the bytes before protobuf parses them, and each tensor's
-/// rank, elements and bytes before it is built. The defaults bound only what protobuf itself
-/// cannot do (a file of 2 GiB or more). Going over a limit is a tseq::Error naming the file,
-/// the value and the limit. SessionOptions::read_limits() gives a run's limits in this form.
-struct ReadLimits {
-  /// Bytes of the file or buffer (protobuf parses at most 2 GiB - 1).
-  std::int64_t max_file_bytes = std::numeric_limits<std::int32_t>::max();
-  /// Estimated memory of the parsed message and the value built from it.
-  std::int64_t max_bytes = std::numeric_limits<std::int64_t>::max();
-  /// Elements of one tensor.
-  std::int64_t max_tensor_elements = std::numeric_limits<std::int64_t>::max();
-  /// Bytes of one tensor (string characters included).
-  std::int64_t max_tensor_bytes = std::numeric_limits<std::int64_t>::max();
-  /// Tensors in one sequence.
-  std::int64_t max_sequence_length = std::numeric_limits<std::int64_t>::max();
-};
 
 /// The tensor a TensorProto describes (raw_data or the typed field for its dtype).
 [[nodiscard]] Tensor from_proto(const ::onnx::TensorProto& p, std::string_view context,
@@ -71,29 +54,15 @@ void to_proto(const TensorSequence& s, ::onnx::SequenceProto& out, const std::st
 /// tensors, sequences of sequences, ...).
 [[nodiscard]] ValueType from_proto(const ::onnx::TypeProto& p, std::string_view context);
 
-/// Parses serialized bytes as the message that `type` calls for (TensorProto, SequenceProto or
-/// OptionalProto) and converts it, within `limits`. Bytes holding fields the message does not
-/// have are refused (a TensorProto where a SequenceProto is declared would otherwise parse as
-/// an empty sequence). std::bad_alloc becomes an Error naming the context.
-[[nodiscard]] Value parse_value(std::span<const std::byte> bytes, const ValueType& type, std::string_view context,
-                                const ReadLimits& limits, std::pmr::memory_resource* resource = nullptr);
-/// Same, with the default ReadLimits.
-[[nodiscard]] Value parse_value(std::span<const std::byte> bytes, const ValueType& type, std::string_view context,
-                                std::pmr::memory_resource* resource = nullptr);
-
-/// Reads a .pb file (read_file) and parses it as parse_value does; the file name is the error
-/// context.
-[[nodiscard]] Value load_value(const std::filesystem::path& file, const ValueType& type, const ReadLimits& limits,
+/// The model a ModelProto describes (the proto is copied: the model keeps its own), checked as
+/// Model::load checks a file; `name` is used in error messages. options.max_file_bytes and the
+/// pre-parse estimate do not apply; the other LoadOptions limits do. The initializers are
+/// allocated from options.memory_resource. (Formerly Model::from_proto: a member would put
+/// protobuf's namespace ::onnx into tseq/onnx/executor.hpp.)
+[[nodiscard]] Model from_proto(const ::onnx::ModelProto& proto, std::string_view name, const LoadOptions& options);
+/// Same, with the default LoadOptions and initializers allocated from `resource` (nullptr:
+/// tseq::default_memory_resource()), which must outlive the model.
+[[nodiscard]] Model from_proto(const ::onnx::ModelProto& proto, std::string_view name,
                                std::pmr::memory_resource* resource = nullptr);
-/// Same, with the default ReadLimits.
-[[nodiscard]] Value load_value(const std::filesystem::path& file, const ValueType& type,
-                               std::pmr::memory_resource* resource = nullptr);
-
-/// The whole content of a regular file of at most `max_bytes` bytes. The file is opened
-/// without blocking and checked before anything is read: a FIFO, a device (/dev/zero), a
-/// folder or a file over `max_bytes` is an Error naming the file and the reason, as is a file
-/// that cannot be opened or read, or changes size while read. Symbolic links are followed.
-[[nodiscard]] std::string read_file(const std::filesystem::path& file,
-                                    std::int64_t max_bytes = std::numeric_limits<std::int32_t>::max());
 
 }  // namespace tseq::onnx
