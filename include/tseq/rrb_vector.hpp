@@ -5,10 +5,10 @@
 /// index, update, insert, erase, slicing and concatenation. Design, invariants and
 /// algorithms: docs/design.md; the tree itself lives in tseq/detail/.
 
-#include <algorithm>
 #include <cstddef>
 #include <initializer_list>
 #include <iterator>
+#include <string>
 #include <type_traits>
 #include <utility>
 
@@ -254,7 +254,7 @@ class rrb_vector {
   /// All but the first min(n, size()) elements (n is clamped, never an error). O(B log n).
   [[nodiscard]] rrb_vector drop(size_type n) const& {
     if (n == 0) return *this;
-    if (is_small()) return small({seg(std::min(n, size()), size())});
+    if (is_small()) return small({seg(n < size() ? n : size(), size())});
     return apply([&](state s) { return ops::drop(std::move(s), n); });
   }
   /// In-place form (see class notes).
@@ -348,7 +348,11 @@ class rrb_vector {
   [[nodiscard]] friend bool operator==(const rrb_vector& a, const rrb_vector& b) {
     if (a.size() != b.size()) return false;
     if (a.h_ == b.h_) return true;
-    return std::equal(a.begin(), a.end(), b.begin());
+    auto j = b.begin();
+    for (auto i = a.begin(), end = a.end(); i != end; ++i, ++j) {
+      if (!(*i == *j)) return false;
+    }
+    return true;
   }
 
  private:

@@ -10,6 +10,7 @@
 #include <new>
 #include <type_traits>
 
+#include "tseq/detail/config.hpp"
 #include "tseq/detail/intrusive_ref.hpp"
 #include "tseq/detail/node_cache.hpp"
 
@@ -69,12 +70,7 @@ void deallocate_node(N* n) noexcept {
 // instruction after such a `lock add`.)
 template <class N>
 inline void prefetch_for_refcount(N* const* p, std::uint32_t n) noexcept {
-#if defined(__GNUC__) || defined(__clang__)
-  for (std::uint32_t i = 0; i < n; ++i) __builtin_prefetch(p[i], 1, 3);
-#else
-  (void)p;
-  (void)n;
-#endif
+  for (std::uint32_t i = 0; i < n; ++i) TSEQ_PREFETCH_WRITE(p[i]);
 }
 
 template <class T, unsigned Bits>

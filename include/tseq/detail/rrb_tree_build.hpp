@@ -1,0 +1,449 @@
+#pragma once
+
+// rrb_tree (tseq/detail/rrb_tree_decl.hpp): building nodes and editing their child slots.
+// Allocating leaves and inner nodes (room for `cap` entries: B for nodes that grow in place,
+// exactly their entries for the copies a persistent update makes); filling leaves from runs of
+// elements (seg); laying child references out again over one or two inner nodes (kids,
+// explode, build_inner); copying a shared inner node before it is edited (own, copy_inner);
+// inserting, removing and appending child slots, splitting a full node (add_child); making a
+// root of two subtrees and collapsing single-child roots.
+// Invariants kept here: an inner node's sizes[] are the running element counts of its
+// children (I4), and `dense` is set only when it is true (mark_dense); count <= cap <= B.
+// The other parts build on these; none of these calls them.
+// Included through tseq/detail/rrb_tree.hpp.
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <new>
+#include <type_traits>
+#include <utility>
+
+#include "tseq/detail/assert.hpp"
+#include "tseq/detail/config.hpp"
+#include "tseq/detail/rrb_tree_decl.hpp"
+
+namespace tseq::detail {
+
+// A node with room for `cap` entries (1..B): B for nodes that grow in place, the exact
+// count for the copies a persistent update makes (docs/design.md, "Node sizes").
+template <class T, unsigned Bits>
+inline auto rrb_tree<T, Bits>::new_leaf(std::size_t cap) -> ref {
+  return ref(allocate_node<leaf_t>(checked_cap(cap)), false);
+}
+
+template <class T, unsigned Bits>
+inline auto rrb_tree<T, Bits>::new_inner(std::size_t cap) -> ref {
+  return ref(allocate_node<inner_t>(checked_cap(cap)), false);
+}
+
+template <class T, unsigned Bits>
+inline std::size_t rrb_tree<T, Bits>::checked_cap(std::size_t cap) noexcept {
+  TSEQ_ASSERT(cap >= 1 && cap <= B, "a node's room is 1..B entries");
+  return cap;
+}
+
+// Room for `count` entries: all of B when `room`, else exactly count.
+template <class T, unsigned Bits>
+constexpr std::size_t rrb_tree<T, Bits>::cap_for(std::size_t count, bool room) noexcept {
+  return room ? B : count;
+}
+
+template <class T, unsigned Bits>
+inline auto rrb_tree<T, Bits>::seg_of(node_t* l, std::size_t from, std::size_t to, bool steal) noexcept -> seg {
+  T* d = as_leaf(l)->data();
+  return {d + from, d + to, steal};
+}
+
+// Moves v to the end of leaf l (which has room: count < cap).
+template <class T, unsigned Bits>
+inline void rrb_tree<T, Bits>::append(leaf_t* l, T&& v) {
+  TSEQ_ASSERT(l->count < l->cap, "append: leaf without room");
+  ::new (static_cast<void*>(l->data() + l->count)) T(std::move(v));
+  ++l->count;
+}
+
+template <class T, unsigned Bits>
+inline std::size_t rrb_tree<T, Bits>::entries(const seg* segs, std::size_t nsegs) noexcept {
+  std::size_t k = 0;
+  for (std::size_t s = 0; s < nsegs; ++s) k += static_cast<std::size_t>(segs[s].last - segs[s].first);
+  return k;
+}
+
+// std::move(first, last, out) and std::move_backward(first, last, out_last) on elements inside
+// leaves, without <algorithm>: memmove for trivially copyable T, as the standard library does.
+template <class T, unsigned Bits>
+inline void rrb_tree<T, Bits>::move_elements(T* first, T* last, T* out) {
+  if constexpr (std::is_trivially_copyable_v<T>) {
+    std::memmove(static_cast<void*>(out), first, static_cast<std::size_t>(last - first) * sizeof(T));
+  } else {
+    for (; first != last; ++first, ++out) *out = std::move(*first);
+  }
+}
+
+template <class T, unsigned Bits>
+inline void rrb_tree<T, Bits>::move_elements_backward(T* first, T* last, T* out_last) {
+  if constexpr (std::is_trivially_copyable_v<T>) {
+    const auto n = static_cast<std::size_t>(last - first);
+    std::memmove(static_cast<void*>(out_last - n), first, n * sizeof(T));
+  } else {
+    while (last != first) *--out_last = std::move(*--last);
+  }
+}
+
+// Constructs in the empty leaf l elements [from, to) of the concatenation of segs. On an
+// exception, l->count covers exactly the elements constructed. Kept out of line: inlined
+// into build_leaves, a 10-element persistent erase of tensors measured 1.1-1.3x slower
+// (three alternating runs of each build at --benchmark_min_time=1).
+template <class T, unsigned Bits>
+TSEQ_NOINLINE void rrb_tree<T, Bits>::fill(leaf_t* l, const seg* segs, std::size_t nsegs, std::size_t from,
+                                           std::size_t to) {
+  TSEQ_ASSERT(to - from <= l->cap, "fill: more elements than the leaf has room for");
+  T* d = l->data();
+  std::uint32_t k = 0;
+  // Inlined by force: this is the copy loop of every update; GCC's unit-growth limits would
+  // otherwise leave it out of line in large translation units (20-35% on n = 10 updates).
+  auto run = [&]() TSEQ_ALWAYS_INLINE {
+    std::size_t skip = from;
+    std::size_t left = to - from;
+    for (std::size_t s = 0; s < nsegs && left > 0; ++s) {
+      const auto len = static_cast<std::size_t>(segs[s].last - segs[s].first);
+      if (skip >= len) {
+        skip -= len;
+        continue;
+      }
+      T* p = segs[s].first + skip;
+      T* end = p + min_of(len - skip, left);
+      skip = 0;
+      left -= static_cast<std::size_t>(end - p);
+      if constexpr (std::is_trivially_copyable_v<T>) {
+        std::memcpy(static_cast<void*>(d + k), p, static_cast<std::size_t>(end - p) * sizeof(T));
+        k += static_cast<std::uint32_t>(end - p);
+      } else if (segs[s].steal) {
+        for (; p != end; ++p, ++k) ::new (static_cast<void*>(d + k)) T(std::move(*p));
+      } else {
+        for (; p != end; ++p, ++k) ::new (static_cast<void*>(d + k)) T(*p);
+      }
+    }
+  };
+  if constexpr (std::is_nothrow_copy_constructible_v<T> && std::is_nothrow_move_constructible_v<T>) {
+    run();
+  } else {
+    try {
+      run();
+    } catch (...) {
+      l->count = k;
+      throw;
+    }
+  }
+  l->count = k;
+}
+
+// Fills new leaves with the concatenation of segs: the first holds `left` elements, a
+// second (returned in `extra`) the rest, if any. Each has room for B elements when `room`
+// (an in-place update), else exactly its elements.
+template <class T, unsigned Bits>
+inline auto rrb_tree<T, Bits>::build_leaves(const seg* segs, std::size_t nsegs, std::size_t left, ref& extra, bool room)
+    -> ref {
+  const std::size_t total = entries(segs, nsegs);
+  ref out = new_leaf(cap_for(min_of(total, left), room));
+  fill(as_leaf(out.get()), segs, nsegs, 0, min_of(total, left));
+  if (total > left) {
+    extra = new_leaf(cap_for(total - left, room));
+    fill(as_leaf(extra.get()), segs, nsegs, left, total);
+  }
+  return out;
+}
+
+// Where to cut k > B entries into two nodes: the right one is on the rightmost path (may stay
+// small, so the left is filled for density) or must hold >= m like the left.
+template <class T, unsigned Bits>
+inline std::size_t rrb_tree<T, Bits>::split_point(std::size_t k, bool rightmost) noexcept {
+  if (k <= B) return k;
+  if (rightmost || k - B >= m) return B;
+  return (k + 1) / 2;
+}
+
+// Sets `dense` (I4) from the size table alone: the first count-1 children are all full
+// exactly when together they hold (count-1) * B^h elements, since none can hold more.
+template <class T, unsigned Bits>
+inline void rrb_tree<T, Bits>::mark_dense(inner_t* in, unsigned h) noexcept {
+  const std::uint32_t k = in->count - 1u;
+  if (k == 0) {
+    in->dense = true;
+    return;
+  }
+  const std::size_t full = full_size(h - 1);
+  const std::size_t s = in->sizes()[k - 1];
+  in->dense = full <= s / k && s == full * k;
+}
+
+// Recomputes sizes[from, count) from those children (reading only them), then `dense`.
+template <class T, unsigned Bits>
+inline void rrb_tree<T, Bits>::resize_from(inner_t* in, unsigned h, std::uint32_t from) noexcept {
+  std::size_t acc = from == 0 ? 0 : in->sizes()[from - 1];
+  for (std::uint32_t i = from; i < in->count; ++i) {
+    acc += size_of(in->child[i]);
+    in->sizes()[i] = acc;
+  }
+  mark_dense(in, h);
+}
+
+// Recomputes sizes[] and `dense` of an inner node at height h (reads every child).
+template <class T, unsigned Bits>
+inline void rrb_tree<T, Bits>::refresh(inner_t* in, unsigned h) noexcept {
+  resize_from(in, h, 0);
+}
+
+// Elements under child c, from the size table.
+template <class T, unsigned Bits>
+inline std::size_t rrb_tree<T, Bits>::slot_size(const inner_t* in, std::uint32_t c) noexcept {
+  return in->sizes()[c] - (c == 0 ? 0 : in->sizes()[c - 1]);
+}
+
+// Child c now holds `now` elements instead of `was`: the table from c on moves by the
+// difference (no child is read). The caller then calls mark_dense.
+template <class T, unsigned Bits>
+inline void rrb_tree<T, Bits>::resize_slot(inner_t* in, std::uint32_t c, std::size_t was, std::size_t now) noexcept {
+  for (std::uint32_t j = c; j < in->count; ++j) in->sizes()[j] = in->sizes()[j] - was + now;
+}
+
+// A growable list of child references with their element counts, for rebuilding inner
+// nodes without reading the children again. Owns the references in v[0, n) (a taken one is
+// null). The arrays are left uninitialised: zeroing ~1 KB per level and checking 66 slots
+// on destruction were over half of merge_seam's time (perf, docs/design.md).
+template <class T, unsigned Bits>
+struct rrb_tree<T, Bits>::kids {
+  node_t* v[2 * B + 2];      // NOLINT(cppcoreguidelines-pro-type-member-init): [0, n) are set
+  std::size_t s[2 * B + 2];  // NOLINT(cppcoreguidelines-pro-type-member-init)
+  std::size_t n = 0;
+  // The arrays are left uninitialised on purpose (see above).
+  // NOLINTNEXTLINE(cppcoreguidelines-pro-type-member-init,modernize-use-equals-default)
+  kids() noexcept {}
+  kids(const kids&) = delete;
+  kids& operator=(const kids&) = delete;
+  ~kids() {
+    for (std::size_t i = 0; i < n; ++i) {
+      if (v[i] != nullptr) intrusive_ptr_release(v[i]);
+    }
+  }
+  void push(ref r, std::size_t size) noexcept {
+    v[n] = r.detach();
+    s[n++] = size;
+  }
+  void push(ref r) noexcept {
+    const std::size_t size = size_of(r.get());
+    push(std::move(r), size);
+  }
+  ref take(std::size_t i) noexcept {
+    ref r(v[i], false);
+    v[i] = nullptr;
+    return r;
+  }
+};
+
+// Moves (editable) or copies the child references of inner node `r`, with their sizes
+// from its table, into `out`. Returns r emptied when it was editable (for build_inner to
+// reuse), else null.
+template <class T, unsigned Bits>
+inline auto rrb_tree<T, Bits>::explode(ref r, kids& out) -> ref {
+  inner_t* in = as_inner(r.get());
+  const bool steal = editable(in);
+  if (!steal) prefetch_for_refcount(in->child, in->count);
+  for (std::uint32_t i = 0; i < in->count; ++i) {
+    const std::size_t size = slot_size(in, i);
+    if (steal) {
+      out.push(ref(in->child[i], false), size);
+      in->child[i] = nullptr;
+    } else {
+      out.push(ref(in->child[i]), size);
+    }
+  }
+  if (!steal) return nullptr;
+  in->count = 0;
+  return r;
+}
+
+// Inner nodes at height h from k[from, to): `left` children in the first, the rest in a
+// second (`extra`) if any. `spare`, an emptied node from explode, is used for the first if
+// given and it has room (one allocation fewer). New nodes get room for B children when
+// `room` (in-place updates, the rightmost path), else exactly their children.
+template <class T, unsigned Bits>
+inline auto rrb_tree<T, Bits>::build_inner(kids& k, std::size_t from, std::size_t to, std::size_t left, unsigned h,
+                                           ref& extra, ref spare, bool room) -> ref {
+  const std::size_t first = min_of(to - from, left);
+  ref out = spare && spare->cap >= first ? std::move(spare) : new_inner(cap_for(first, room));
+  if (to - from > left) extra = new_inner(cap_for(to - from - left, room));
+  inner_t* a = as_inner(out.get());
+  std::size_t acc = 0;
+  for (std::size_t i = from; i < to; ++i) {
+    inner_t* dst = (i - from < left) ? a : as_inner(extra.get());
+    if (i - from == left) acc = 0;
+    acc += k.s[i];
+    dst->sizes()[dst->count] = acc;
+    dst->child[dst->count++] = k.v[i];
+    k.v[i] = nullptr;
+  }
+  mark_dense(a, h);
+  if (extra) mark_dense(as_inner(extra.get()), h);
+  return out;
+}
+
+// A new inner node with room for `cap` entries holding src's (children, sizes, dense).
+// Share: src keeps its children too, each gains a reference; else they change hands (no
+// reference count is touched) and src is left empty.
+template <class T, unsigned Bits>
+template <bool Share>
+inline auto rrb_tree<T, Bits>::copy_inner(inner_t* src, std::size_t cap) -> ref {
+  if constexpr (Share) prefetch_for_refcount(src->child, src->count);
+  ref out = new_inner(cap);
+  inner_t* dst = as_inner(out.get());
+  append_slots(dst, src, 0, src->count, Share);
+  dst->dense = src->dense;
+  if constexpr (!Share) src->count = 0;
+  return out;
+}
+
+// Appends child slots [from, to) of src after dst's children (dst has room), their element
+// counts continuing dst's table. `share`: each child gains a reference and src keeps it; else
+// the children change hands (no reference count is touched) and the caller makes src forget
+// them. dst's `dense` is the caller's to set.
+template <class T, unsigned Bits>
+inline void rrb_tree<T, Bits>::append_slots(inner_t* dst, const inner_t* src, std::uint32_t from, std::uint32_t to,
+                                            bool share) noexcept {
+  TSEQ_ASSERT(dst->count + std::size_t{to - from} <= dst->cap, "append_slots: node without room");
+  const std::size_t base = dst->count == 0 ? 0 : dst->sizes()[dst->count - 1];
+  const std::size_t cut = from == 0 ? 0 : src->sizes()[from - 1];
+  std::uint32_t k = dst->count;
+  for (std::uint32_t j = from; j < to; ++j, ++k) {
+    if (share) intrusive_ptr_add_ref(src->child[j]);
+    dst->child[k] = src->child[j];
+    dst->sizes()[k] = base + (src->sizes()[j] - cut);
+  }
+  dst->count = k;
+}
+
+// Returns an editable version of inner node r: r itself when we hold the only reference,
+// else a copy with room for `grow` more children than it holds (up to B).
+// (Leaves are never copied whole: each update builds the leaf it needs directly.)
+template <class T, unsigned Bits>
+inline auto rrb_tree<T, Bits>::own(ref r, std::uint32_t grow) -> ref {
+  if (editable(r.get())) return r;
+  return copy_inner<true>(as_inner(r.get()), min_of(B, std::size_t{r->count} + grow));
+}
+
+// Before an entry is added to the editable inner node r: if it is not full (count < B) but
+// its allocation is (count == cap), its children move to a node with room for B. Once per
+// node: the new one has room.
+template <class T, unsigned Bits>
+inline void rrb_tree<T, Bits>::make_room(ref& r) {
+  if (r->count == r->cap && r->count < B) r = copy_inner<false>(as_inner(r.get()), B);
+}
+
+// Takes child c out of the editable node `in` (the slot is null until put back).
+template <class T, unsigned Bits>
+inline auto rrb_tree<T, Bits>::take_child(inner_t* in, std::uint32_t c) noexcept -> ref {
+  ref r(in->child[c], false);
+  in->child[c] = nullptr;
+  return r;
+}
+
+// Removes child slot c (already released or taken) and its elements from the table.
+template <class T, unsigned Bits>
+inline void rrb_tree<T, Bits>::remove_slot(inner_t* in, std::uint32_t c) noexcept {
+  const std::size_t was = slot_size(in, c);
+  for (std::uint32_t j = c; j + 1 < in->count; ++j) {
+    in->child[j] = in->child[j + 1];
+    in->sizes()[j] = in->sizes()[j + 1] - was;
+  }
+  --in->count;
+}
+
+// Inserts r, holding `size` elements, as child c (the node has room: count < cap).
+template <class T, unsigned Bits>
+inline void rrb_tree<T, Bits>::insert_slot(inner_t* in, std::uint32_t c, ref r, std::size_t size) noexcept {
+  TSEQ_ASSERT(in->count < in->cap, "insert_slot: node without room");
+  for (std::uint32_t j = in->count; j > c; --j) {
+    in->child[j] = in->child[j - 1];
+    in->sizes()[j] = in->sizes()[j - 1] + size;
+  }
+  in->child[c] = r.detach();
+  in->sizes()[c] = (c == 0 ? 0 : in->sizes()[c - 1]) + size;
+  ++in->count;
+}
+
+// Inserts r (holding `size` elements) as child c of the editable node n (height h); a node
+// that is not full but has no room in its allocation first moves to one that has
+// (make_room); a full node splits: it keeps the first split_point(B + 1) entries and a new
+// right sibling, returned in `extra`, takes the rest. Only the table is read, never the
+// children.
+template <class T, unsigned Bits>
+inline void rrb_tree<T, Bits>::add_child(ref& n, unsigned h, std::uint32_t c, ref r, std::size_t size, bool rightmost,
+                                         ref& extra) {
+  make_room(n);
+  inner_t* in = as_inner(n.get());
+  if (in->count < B) {
+    insert_slot(in, c, std::move(r), size);
+    mark_dense(in, h);
+    return;
+  }
+  const std::size_t left = split_point(B + 1, rightmost);
+  ref right = new_inner(cap_for(B + 1 - left, rightmost));  // first: if it throws, nothing has moved
+  node_t* ep[B + 1];
+  std::size_t es[B + 1];
+  for (std::uint32_t e = 0; e <= B; ++e) {
+    if (e == c) {
+      ep[e] = r.get();
+      es[e] = size;
+    } else {
+      const std::uint32_t j = e < c ? e : e - 1;
+      ep[e] = in->child[j];
+      es[e] = slot_size(in, j);
+    }
+  }
+  (void)r.detach();  // now owned by whichever node receives ep[c]
+  inner_t* b = as_inner(right.get());
+  std::size_t acc = 0;
+  for (std::size_t e = left; e <= B; ++e) {
+    acc += es[e];
+    b->sizes()[b->count] = acc;
+    b->child[b->count++] = ep[e];
+  }
+  acc = 0;
+  for (std::uint32_t e = 0; e < left; ++e) {
+    acc += es[e];
+    in->sizes()[e] = acc;
+    in->child[e] = ep[e];
+  }
+  in->count = static_cast<std::uint32_t>(left);
+  mark_dense(in, h);
+  mark_dense(b, h);
+  extra = std::move(right);
+}
+
+// A new root over the trees a and b (both of height h, a's elements first): h becomes its
+// height.
+template <class T, unsigned Bits>
+inline auto rrb_tree<T, Bits>::root_of_two(ref a, ref b, unsigned& h) -> ref {
+  ref root = new_inner();
+  inner_t* in = as_inner(root.get());
+  in->child[0] = a.detach();
+  in->child[1] = b.detach();
+  in->count = 2;
+  ++h;
+  refresh(in, h);
+  return root;
+}
+
+// While the root is an inner node with a single child, that child becomes the root.
+template <class T, unsigned Bits>
+inline auto rrb_tree<T, Bits>::collapse(ref r, unsigned& h) -> ref {
+  while (r && !r->is_leaf && r->count == 1) {
+    ref c(as_inner(r.get())->child[0]);
+    r = std::move(c);
+    --h;
+  }
+  return r;
+}
+
+}  // namespace tseq::detail

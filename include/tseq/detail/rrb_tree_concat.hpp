@@ -1,0 +1,168 @@
+#pragma once
+
+// rrb_tree (tseq/detail/rrb_tree_decl.hpp): concatenation of two trees. join walks down the
+// taller tree's inner edge (the left tree's rightmost path, or the right tree's leftmost) to
+// the other's height and merges the two nodes that meet there (merge_seam, recursively down
+// to the leaves), so that every node off the outer paths holds >= m entries again (I3); a
+// node that overflows passes a right sibling up (`extra`), and a new root is made when the old
+// one splits. append_leaf_in_place is push_back's tail flush without the general join.
+// Included through tseq/detail/rrb_tree.hpp.
+
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+
+#include "tseq/detail/assert.hpp"
+#include "tseq/detail/config.hpp"
+#include "tseq/detail/rrb_tree_decl.hpp"
+
+namespace tseq::detail {
+
+// L (height h) ends the left tree's rightmost path, whose nodes below L may be under-full;
+// R (height h) starts the right tree's leftmost path. Returns their contents as one node, or
+// two (`extra`), satisfying (I3) except that the last may be small when r_rightmost.
+template <class T, unsigned Bits>
+inline auto rrb_tree<T, Bits>::merge_seam(ref L, ref R, unsigned h, bool r_rightmost, ref& extra) -> ref {
+  if (h == 0) {
+    const std::size_t k = L->count + std::size_t{R->count};
+    // Both kept as they are when both satisfy (I3), or when R, on the rightmost path, may
+    // stay small: pushing a short tail onto a tree then copies no element.
+    if (L->count >= m && (r_rightmost ? k > B || R->count < m : k > B && R->count >= m)) {
+      extra = std::move(R);
+      return L;
+    }
+    const seg segs[2] = {seg_of(L.get(), 0, L->count, editable(L.get())),
+                         seg_of(R.get(), 0, R->count, editable(R.get()))};
+    return build_leaves(segs, 2, split_point(k, r_rightmost), extra);
+  }
+  kids k;
+  ref spare = explode(std::move(L), k);
+  ref lc(k.v[--k.n], false);
+  const bool r_single = R->count == 1;
+  kids kr;
+  ref spare2 = explode(std::move(R), kr);
+  ref mid2;
+  ref mid = merge_seam(std::move(lc), kr.take(0), h - 1, r_rightmost && r_single, mid2);
+  std::size_t next = 1;  // R's children from here on follow
+  if (!mid2 && mid->count < m && kr.n >= 2) {
+    // R's first child came from the right tree's leftmost path, which (I3L) lets hold fewer
+    // than m, and so may the one merged node: it is laid out again with R's second child
+    // (>= m, or ending the rightmost path), as one node or two each >= m. The level above
+    // does the same if this level's node ends up short in turn.
+    mid = relayout_pair(std::move(mid), kr.take(1), h - 1, r_rightmost && kr.n == 2, mid2);
+    next = 2;
+  }
+  k.push(std::move(mid));
+  if (mid2) k.push(std::move(mid2));
+  for (std::size_t i = next; i < kr.n; ++i) k.push(kr.take(i), kr.s[i]);
+  return build_inner(k, 0, k.n, split_point(k.n, r_rightmost), h, extra, spare ? std::move(spare) : std::move(spare2),
+                     r_rightmost);
+}
+
+// x (height h >= hb) is on the left tree's rightmost path; appends tree b after it.
+template <class T, unsigned Bits>
+inline auto rrb_tree<T, Bits>::join_right(ref x, unsigned h, ref b, unsigned hb, ref& extra) -> ref {
+  if (h == hb) return merge_seam(std::move(x), std::move(b), h, true, extra);
+  x = own(std::move(x), B);  // the rightmost path: appends grow it in place
+  inner_t* in = as_inner(x.get());
+  const std::uint32_t c = in->count - 1;
+  ref ex;
+  in->child[c] = join_right(take_child(in, c), h - 1, std::move(b), hb, ex).detach();
+  resize_from(in, h, c);  // reads only the new last child
+  if (ex) {
+    const std::size_t size = size_of(ex.get());
+    add_child(x, h, c + 1, std::move(ex), size, true, extra);
+  }
+  return x;
+}
+
+// y (height h >= ha) is on the right tree's leftmost path; prepends tree a before it.
+template <class T, unsigned Bits>
+inline auto rrb_tree<T, Bits>::join_left(ref y, unsigned h, bool rightmost, ref a, unsigned ha, ref& extra) -> ref {
+  if (h == ha) return merge_seam(std::move(a), std::move(y), h, rightmost, extra);
+  y = own(std::move(y), 1);
+  inner_t* in = as_inner(y.get());
+  ref ex;
+  const bool first_rightmost = rightmost && in->count == 1;
+  const std::size_t was = slot_size(in, 0);
+  in->child[0] = join_left(take_child(in, 0), h - 1, first_rightmost, std::move(a), ha, ex).detach();
+  resize_slot(in, 0, was, size_of(in->child[0]));
+  if (ex) {
+    const std::size_t size = size_of(ex.get());
+    add_child(y, h, 1, std::move(ex), size, rightmost, extra);
+  } else {
+    mark_dense(in, h);
+  }
+  return y;
+}
+
+// Concatenation of two non-empty trees; `h` receives the height of the result.
+template <class T, unsigned Bits>
+inline auto rrb_tree<T, Bits>::join(ref a, unsigned ha, ref b, unsigned hb, unsigned& h) -> ref {
+  ref extra;
+  ref r;
+  if (ha >= hb) {
+    h = ha;
+    r = join_right(std::move(a), ha, std::move(b), hb, extra);
+  } else {
+    h = hb;
+    r = join_left(std::move(b), hb, true, std::move(a), ha, extra);
+  }
+  if (extra) return root_of_two(std::move(r), std::move(extra), h);
+  return collapse(std::move(r), h);
+}
+
+// A chain of new single-child nodes of heights 1..top-1 over the full leaf l, taken from l
+// only once every node is allocated (bad_alloc leaves l as it was). Kept out of line: one
+// flush in B needs it.
+template <class T, unsigned Bits>
+TSEQ_NOINLINE auto rrb_tree<T, Bits>::chain_over(ref& l, unsigned top) -> ref {
+  ref chain[max_levels];  // chain[k]: the new node at height k
+  for (unsigned k = 1; k < top; ++k) chain[k] = new_inner();
+  ref below = std::move(l);
+  for (unsigned k = 1; k < top; ++k) {
+    inner_t* c = as_inner(chain[k].get());
+    insert_slot(c, 0, std::move(below), B);
+    mark_dense(c, k);
+    below = std::move(chain[k]);
+  }
+  return below;
+}
+
+// push_back's tail flush without the general join: appends the full leaf l (B elements)
+// after the last element of the tree rooted at r (height h >= 1), in place, when
+//  - every node on r's rightmost path is ours alone,
+//  - its last leaf holds >= m (merge_seam would keep both leaves as they are),
+//  - the lowest node on the path that is not full (count < B) has room in its allocation.
+// Then that node takes a new last child: l, under a chain of single-child nodes
+// down from that height (what join_right's add_child builds), and the nodes above add B to
+// their last size. One pass down and one up the path: no child beside the path is read.
+// Returns false, having changed nothing (l untouched), otherwise; then join does the work.
+// Throws only bad_alloc for the chain's nodes, before anything changed.
+template <class T, unsigned Bits>
+inline bool rrb_tree<T, Bits>::append_leaf_in_place(node_t* r, unsigned h, ref& l) {
+  TSEQ_ASSERT(l && l->is_leaf && l->count == B, "append_leaf_in_place: not a full leaf");
+  if (h == 0 || h >= max_levels) return false;
+  inner_t* path[max_levels];  // path[k]: the node at height k
+  unsigned room = 0;          // the lowest height with room, 0 when none
+  node_t* n = r;
+  for (unsigned k = h; k > 0; --k) {
+    if (!editable(n)) return false;
+    inner_t* in = as_inner(n);
+    path[k] = in;
+    if (in->count < B) room = k;
+    n = in->child[in->count - 1];
+  }
+  // The nodes below `room` are full; the one at `room` must have room in its allocation
+  // (else make_room's move: the general path).
+  if (room == 0 || n->count < m || path[room]->count == path[room]->cap) return false;
+  insert_slot(path[room], path[room]->count, room == 1 ? std::move(l) : chain_over(l, room), B);
+  mark_dense(path[room], room);
+  for (unsigned k = room + 1; k <= h; ++k) {
+    resize_slot(path[k], path[k]->count - 1, 0, B);  // its last child grew by B
+    mark_dense(path[k], k);
+  }
+  return true;
+}
+
+}  // namespace tseq::detail

@@ -1,0 +1,193 @@
+#pragma once
+
+// The tree behind tseq::rrb_vector: the struct rrb_tree<T, Bits>, a namespace of static
+// functions on nodes. Here: its types and constants, the node queries (defined here), and the
+// declaration of every algorithm, grouped by the header that defines it (include
+// tseq/detail/rrb_tree.hpp, which includes them all). See docs/design.md for the invariants:
+//  (I1) all leaves are at height 0, the root at `height`;
+//  (I2) every node holds 1..B entries; an inner root holds at least 2;
+//  (I3) every node that is neither the root nor on the rightmost path holds >= m = B/2 entries;
+//  (I4) inner sizes[] are the cumulative element counts; `dense` implies all children but the
+//       last are full subtrees.
+// Every function consumes the references it is given ("ref" arguments) and returns new ones.
+// A node reached only through references we hold alone (refcount 1) is edited in place; any
+// other node on an affected path is copied first. Persistent callers therefore pass an extra
+// reference to their root and never see a change.
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "tseq/detail/config.hpp"
+#include "tseq/detail/intrusive_ref.hpp"
+#include "tseq/detail/rrb_node.hpp"
+
+namespace tseq::detail {
+
+template <class T, unsigned Bits>
+struct rrb_tree {
+  static_assert(Bits >= 2 && Bits <= 7, "branching factor must be 4 .. 128");
+
+  using node_t = node<T, Bits>;
+  using leaf_t = leaf_node<T, Bits>;
+  using inner_t = inner_node<T, Bits>;
+  using ref = intrusive_ref<node_t>;
+
+  static constexpr std::size_t B = node_t::width;
+  static constexpr std::size_t m = B / 2;
+  // More levels than any tree of max_size() elements has: bounds the per-level arrays of the
+  // builder and the in-place flush.
+  static constexpr unsigned max_levels = 64 / Bits + 2;
+
+  // ---- node queries (defined here) ----------------------------------------------------------
+
+  static leaf_t* as_leaf(node_t* n) noexcept { return static_cast<leaf_t*>(n); }
+  static inner_t* as_inner(node_t* n) noexcept { return static_cast<inner_t*>(n); }
+  static const leaf_t* as_leaf(const node_t* n) noexcept { return static_cast<const leaf_t*>(n); }
+  static const inner_t* as_inner(const node_t* n) noexcept { return static_cast<const inner_t*>(n); }
+
+  static bool editable(const node_t* n) noexcept { return n->refs.load(std::memory_order_acquire) == 1; }
+
+  static std::size_t size_of(const node_t* n) noexcept {
+    return n->is_leaf ? n->count : as_inner(n)->sizes()[n->count - 1];
+  }
+
+  // Elements in a full subtree of height h (leaf = 0); saturates instead of overflowing.
+  static constexpr std::size_t full_size(unsigned h) noexcept {
+    const unsigned s = Bits * (h + 1);
+    return s >= std::numeric_limits<std::size_t>::digits ? std::numeric_limits<std::size_t>::max()
+                                                         : std::size_t{1} << s;
+  }
+
+  static constexpr std::size_t radix(std::size_t i, unsigned h) noexcept {
+    const unsigned s = Bits * h;
+    return s >= std::numeric_limits<std::size_t>::digits ? 0 : i >> s;
+  }
+
+  // Child of `in` (height h) holding element i; i becomes the offset inside that child.
+  // A dense node needs no size table: its children before c are full, c * B^h elements (I4),
+  // so a descent reads one cache line of it (child[c]) instead of two.
+  static std::uint32_t child_index(const inner_t* in, unsigned h, std::size_t& i) noexcept {
+    auto c = static_cast<std::uint32_t>(radix(i, h));
+    if (in->dense) {
+      if (c != 0) i -= std::size_t{c} << (Bits * h);  // c != 0: the shift is below the width
+      return c;
+    }
+    while (in->sizes()[c] <= i) ++c;
+    if (c != 0) i -= in->sizes()[c - 1];
+    return c;
+  }
+
+  // std::min and std::max on sizes, without <algorithm>.
+  static constexpr std::size_t min_of(std::size_t a, std::size_t b) noexcept { return b < a ? b : a; }
+  static constexpr std::size_t max_of(std::size_t a, std::size_t b) noexcept { return a < b ? b : a; }
+
+  static const leaf_t* find_leaf(const node_t* n, unsigned h, std::size_t& i) noexcept {
+    for (; h > 0; --h) {
+      const inner_t* in = as_inner(n);
+      n = in->child[child_index(in, h, i)];
+    }
+    return as_leaf(n);
+  }
+
+  // ---- building nodes and editing their slots: rrb_tree_build.hpp ---------------------------
+
+  // A run of elements to copy (or move, when `steal`) into new leaves.
+  struct seg {
+    T* first;
+    T* last;
+    bool steal;
+  };
+  // Allocation: room for `cap` entries (1..B).
+  static ref new_leaf(std::size_t cap = B);
+  static ref new_inner(std::size_t cap = B);
+  static std::size_t checked_cap(std::size_t cap) noexcept;
+  static constexpr std::size_t cap_for(std::size_t count, bool room) noexcept;
+  // Leaves: elements from runs (seg), moved inside a leaf, appended.
+  static seg seg_of(node_t* l, std::size_t from, std::size_t to, bool steal) noexcept;
+  static void append(leaf_t* l, T&& v);
+  static std::size_t entries(const seg* segs, std::size_t nsegs) noexcept;
+  static void move_elements(T* first, T* last, T* out);
+  static void move_elements_backward(T* first, T* last, T* out_last);
+  TSEQ_NOINLINE static void fill(leaf_t* l, const seg* segs, std::size_t nsegs, std::size_t from, std::size_t to);
+  static ref build_leaves(const seg* segs, std::size_t nsegs, std::size_t left, ref& extra, bool room = false);
+  static std::size_t split_point(std::size_t k, bool rightmost) noexcept;
+  // Inner nodes' size tables and `dense` (I4).
+  static void mark_dense(inner_t* in, unsigned h) noexcept;
+  static void resize_from(inner_t* in, unsigned h, std::uint32_t from) noexcept;
+  static void refresh(inner_t* in, unsigned h) noexcept;
+  static std::size_t slot_size(const inner_t* in, std::uint32_t c) noexcept;
+  static void resize_slot(inner_t* in, std::uint32_t c, std::size_t was, std::size_t now) noexcept;
+  // Children laid out again over new inner nodes.
+  struct kids;
+  static ref explode(ref r, kids& out);
+  static ref build_inner(kids& k, std::size_t from, std::size_t to, std::size_t left, unsigned h, ref& extra,
+                         ref spare = nullptr, bool room = false);
+  // Copy on write and child slots of an editable inner node.
+  template <bool Share>
+  static ref copy_inner(inner_t* src, std::size_t cap);
+  static void append_slots(inner_t* dst, const inner_t* src, std::uint32_t from, std::uint32_t to, bool share) noexcept;
+  static ref own(ref r, std::uint32_t grow = 0);
+  static void make_room(ref& r);
+  static ref take_child(inner_t* in, std::uint32_t c) noexcept;
+  static void remove_slot(inner_t* in, std::uint32_t c) noexcept;
+  static void insert_slot(inner_t* in, std::uint32_t c, ref r, std::size_t size) noexcept;
+  static void add_child(ref& n, unsigned h, std::uint32_t c, ref r, std::size_t size, bool rightmost, ref& extra);
+  // Roots.
+  static ref root_of_two(ref a, ref b, unsigned& h);
+  static ref collapse(ref r, unsigned& h);
+
+  // ---- rebalancing two neighbours: rrb_tree_rebalance.hpp -----------------------------------
+
+  static bool merge_into_first(inner_t* in, unsigned h, std::uint32_t c);
+  static ref relayout_pair(ref x, ref y, unsigned h, bool pair_rightmost, ref& r2);
+  static void rebalance_pair(inner_t* in, unsigned h, std::uint32_t c, bool pair_rightmost);
+  static bool absorb_split(inner_t* in, unsigned h, std::uint32_t c, ref& ex, bool rightmost);
+
+  // ---- point updates (set, erase, insert): rrb_tree_update.hpp ------------------------------
+
+  static ref set(ref n, unsigned h, std::size_t i, T& v);
+  static ref erase(ref n, unsigned h, std::size_t i, bool rightmost);
+  static ref insert(ref n, unsigned h, std::size_t i, T& v, bool rightmost, ref& extra);
+  // An insert into a full leaf: room found in a sibling instead of a split.
+  static constexpr std::uint32_t spread_window = 3;  // how far (in leaves) spread_insert looks
+  static bool spread_insert(inner_t* in, std::uint32_t c, std::size_t i, T& v);
+  static bool share_with_sibling(inner_t* in, std::uint32_t c) noexcept;
+
+  // ---- slicing (take, drop): rrb_tree_slice.hpp ---------------------------------------------
+
+  static ref take(ref n, unsigned h, std::size_t k, ref& last);
+  static ref drop(ref n, unsigned h, std::size_t k);
+  static bool fill_left_spine(node_t* r, unsigned h);
+
+  // ---- concatenation: rrb_tree_concat.hpp ---------------------------------------------------
+
+  static ref merge_seam(ref L, ref R, unsigned h, bool r_rightmost, ref& extra);
+  static ref join_right(ref x, unsigned h, ref b, unsigned hb, ref& extra);
+  static ref join_left(ref y, unsigned h, bool rightmost, ref a, unsigned ha, ref& extra);
+  static ref join(ref a, unsigned ha, ref b, unsigned hb, unsigned& h);  // the entry point
+  // push_back's tail flush in place.
+  TSEQ_NOINLINE static ref chain_over(ref& l, unsigned top);
+  static bool append_leaf_in_place(node_t* r, unsigned h, ref& l);
+
+  // ---- traversal: rrb_tree_traverse.hpp -----------------------------------------------------
+
+  static void prefetch(const node_t* n, std::size_t bytes) noexcept;
+  static void prefetch(const leaf_t* l) noexcept;
+  static void prefetch(const inner_t* in) noexcept;
+  template <class F>
+  static void for_each_leaf(const node_t* n, unsigned h, F& f, const node_t* next = nullptr, bool first = true);
+  static std::size_t node_bytes(const node_t* n) noexcept;
+  static void count_nodes(const node_t* n, unsigned h, std::size_t& leaves, std::size_t& inners,
+                          std::size_t& bytes) noexcept;
+
+  // ---- checking the invariants: rrb_tree_check.hpp ------------------------------------------
+
+  [[noreturn]] static void broken(const std::string& what);
+  static std::size_t check(const node_t* n, unsigned h, bool is_root, bool leftmost, bool rightmost,
+                           const std::string& path);
+};
+
+}  // namespace tseq::detail

@@ -1,0 +1,266 @@
+#pragma once
+
+// rrb_tree (tseq/detail/rrb_tree_decl.hpp): point updates of one element: set, erase and
+// insert at an index, each one walk down the path to its leaf and back up. The path is made
+// ours (own) on the way down; the size tables on it change by one element on the way up.
+// erase rebalances an under-full child with a sibling (I3; rrb_tree_rebalance.hpp); insert
+// into a full leaf first tries to move elements to a sibling with room (share_with_sibling,
+// spread_insert) before it splits the leaf, and a split child is absorbed by a neighbour
+// (absorb_split) or added to its parent (add_child), which may split in turn (`extra`).
+// Included through tseq/detail/rrb_tree.hpp.
+
+#include <cstddef>
+#include <cstdint>
+#include <new>
+#include <type_traits>
+#include <utility>
+
+#include "tseq/detail/rrb_tree_decl.hpp"
+
+namespace tseq::detail {
+
+template <class T, unsigned Bits>
+inline auto rrb_tree<T, Bits>::set(ref n, unsigned h, std::size_t i, T& v) -> ref {
+  if (h == 0) {
+    if (editable(n.get())) {
+      as_leaf(n.get())->data()[i] = std::move(v);
+      return n;
+    }
+    T* val = &v;
+    const seg segs[3] = {seg_of(n.get(), 0, i, false), {val, val + 1, true}, seg_of(n.get(), i + 1, n->count, false)};
+    ref none;
+    return build_leaves(segs, 3, B, none);
+  }
+  n = own(std::move(n));
+  inner_t* in = as_inner(n.get());
+  const std::uint32_t c = child_index(in, h, i);
+  in->child[c] = set(take_child(in, c), h - 1, i, v).detach();
+  return n;
+}
+
+// Removes element i; the result may be null (empty) or under-full (the caller fixes it).
+template <class T, unsigned Bits>
+inline auto rrb_tree<T, Bits>::erase(ref n, unsigned h, std::size_t i, bool rightmost) -> ref {
+  if (h == 0) {
+    if (n->count == 1) return nullptr;
+    leaf_t* l = as_leaf(n.get());
+    if (editable(l)) {
+      T* d = l->data();
+      move_elements(d + i + 1, d + l->count, d + i);
+      d[l->count - 1].~T();
+      --l->count;
+      return n;
+    }
+    const seg segs[2] = {seg_of(l, 0, i, false), seg_of(l, i + 1, l->count, false)};
+    ref none;
+    return build_leaves(segs, 2, B, none);
+  }
+  n = own(std::move(n));
+  inner_t* in = as_inner(n.get());
+  const std::uint32_t c = child_index(in, h, i);
+  const bool child_rightmost = rightmost && c + 1 == in->count;
+  ref child = erase(take_child(in, c), h - 1, i, child_rightmost);
+  if (!child) {
+    remove_slot(in, c);
+    if (in->count == 0) return nullptr;
+    mark_dense(in, h);
+    return n;
+  }
+  const bool small = child->count < m && !child_rightmost;
+  in->child[c] = child.detach();
+  for (std::uint32_t j = c; j < in->count; ++j) --in->sizes()[j];
+  if (!small) {
+    if (c + 1 < in->count) in->dense = false;
+    return n;
+  }
+  // An under-full child borrows from or merges with a sibling (the left one when it has one).
+  const std::uint32_t a = c > 0 ? c - 1 : c;
+  rebalance_pair(in, h, a, rightmost && a + 2 == in->count);
+  return n;
+}
+
+// Inserts v before element i (i < size; a leaf also takes i == size). Returns the node, and a
+// right sibling in `extra` when it overflowed.
+template <class T, unsigned Bits>
+inline auto rrb_tree<T, Bits>::insert(ref n, unsigned h, std::size_t i, T& v, bool rightmost, ref& extra) -> ref {
+  if (h == 0) {
+    leaf_t* l = as_leaf(n.get());
+    T* val = &v;
+    const bool ours = editable(l);
+    if (!ours || (l->count == l->cap && l->count < B)) {
+      // A shared leaf is copied (exactly sized); a leaf of ours without room moves to one
+      // with room for B.
+      const seg segs[3] = {seg_of(l, 0, i, ours), {val, val + 1, true}, seg_of(l, i, l->count, ours)};
+      return build_leaves(segs, 3, split_point(l->count + std::size_t{1}, rightmost), extra, ours);
+    }
+    if (l->count == B) {
+      // Split in place: the elements after the cut move to a new right leaf; the left part
+      // stays where it is (an in-place history keeps most leaves where they were built).
+      const std::size_t left = split_point(B + 1, rightmost);
+      const seg tail[3] = {
+          seg_of(l, min_of(left, i), i, true), {val, val + 1, true}, seg_of(l, max_of(left, i + 1) - 1, B, true)};
+      const seg* from = i >= left ? tail : tail + 2;  // v in the right part, or not
+      ref none;
+      extra = build_leaves(from, i >= left ? 3 : 1, B, none, true);
+      T* d = l->data();
+      const std::size_t keep = i >= left ? left : left - 1;
+      while (l->count > keep) d[--l->count].~T();
+      if (i >= left) return n;
+    }
+    T* d = l->data();
+    if (i == l->count) {
+      ::new (static_cast<void*>(d + i)) T(std::move(v));
+      ++l->count;
+    } else {
+      // Counted as soon as it is constructed, so that a throwing move below leaks nothing.
+      ::new (static_cast<void*>(d + l->count)) T(std::move(d[l->count - 1]));
+      ++l->count;
+      move_elements_backward(d + i, d + l->count - 2, d + l->count - 1);
+      d[i] = std::move(v);
+    }
+    return n;
+  }
+  n = own(std::move(n), 1);
+  inner_t* in = as_inner(n.get());
+  const std::size_t at = i;
+  std::uint32_t c = child_index(in, h, i);  // i < size: appends go to the tail
+  bool child_rightmost = rightmost && c + 1 == in->count;
+  if (h == 1 && in->child[c]->count == B) {
+    if (!child_rightmost && share_with_sibling(in, c)) {
+      i = at;  // the leaves' bounds moved: look again
+      c = child_index(in, h, i);
+      child_rightmost = rightmost && c + 1 == in->count;
+    } else if (spread_insert(in, c, i, v)) {
+      return n;
+    }
+  }
+  ref ex;
+  in->child[c] = insert(take_child(in, c), h - 1, i, v, child_rightmost, ex).detach();
+  if (!ex) {
+    for (std::uint32_t j = c; j < in->count; ++j) ++in->sizes()[j];
+    if (c + 1 < in->count) in->dense = false;
+    return n;
+  }
+  // Child c split in two: its first part stays in slot c, the second goes after it.
+  if (h >= 2 && absorb_split(in, h, c, ex, rightmost)) return n;
+  const std::size_t was = slot_size(in, c);
+  const std::size_t now = size_of(in->child[c]);
+  resize_slot(in, c, was, now);
+  add_child(n, h, c + 1, std::move(ex), was + 1 - now, rightmost, extra);
+  return n;
+}
+
+// A full leaf c of `in` (height 1) taking v at offset i: if a sibling within spread_window
+// has room (read from the size table, no leaf is touched), the leaves from c to the nearest
+// such sibling and v are laid out again evenly over as many new leaves, instead of splitting
+// c. The parent gains no entry, and room spreads out where later inserts find it: persistent
+// random edits then keep leaves ~90% full where splitting alone leaves them ~70% (the fill
+// figures in docs/design.md). Returns false, having done nothing, when no sibling has room.
+template <class T, unsigned Bits>
+inline bool rrb_tree<T, Bits>::spread_insert(inner_t* in, std::uint32_t c, std::size_t i, T& v) {
+  std::uint32_t s = c;
+  for (std::uint32_t d = 1; d <= spread_window && s == c; ++d) {
+    std::size_t best = B;
+    if (c >= d && slot_size(in, c - d) < best) {
+      s = c - d;
+      best = slot_size(in, s);
+    }
+    if (c + d < in->count && slot_size(in, c + d) < best) s = c + d;
+  }
+  if (s == c) return false;
+  const std::uint32_t a = s < c ? s : c;
+  const std::uint32_t b = s < c ? c : s;
+  const std::uint32_t leaves = b - a + 1;
+  seg segs[spread_window + 3];
+  std::size_t nsegs = 0;
+  T* val = &v;
+  for (std::uint32_t j = a; j <= b; ++j) {
+    node_t* l = in->child[j];
+    const bool steal = editable(l);
+    if (j == c) {
+      segs[nsegs++] = seg_of(l, 0, i, steal);
+      segs[nsegs++] = {val, val + 1, true};
+      segs[nsegs++] = seg_of(l, i, l->count, steal);
+    } else {
+      segs[nsegs++] = seg_of(l, 0, l->count, steal);
+    }
+  }
+  const std::size_t total = in->sizes()[b] - (a == 0 ? 0 : in->sizes()[a - 1]) + 1;
+  ref out[spread_window + 1];
+  std::size_t from = 0;
+  const bool room = editable(in->child[c]);  // an in-place update: the leaves keep room
+  for (std::uint32_t q = 0; q < leaves; ++q) {
+    const std::size_t len = total / leaves + (q < total % leaves ? 1 : 0);
+    out[q] = new_leaf(cap_for(len, room));
+    fill(as_leaf(out[q].get()), segs, nsegs, from, from + len);
+    from += len;
+  }
+  std::size_t acc = a == 0 ? 0 : in->sizes()[a - 1];
+  for (std::uint32_t q = 0; q < leaves; ++q) {
+    intrusive_ptr_release(in->child[a + q]);
+    acc += out[q]->count;
+    in->sizes()[a + q] = acc;
+    in->child[a + q] = out[q].detach();
+  }
+  for (std::uint32_t j = b + 1; j < in->count; ++j) ++in->sizes()[j];
+  mark_dense(in, 1);
+  return true;
+}
+
+// In place, a full leaf about to take one more element first moves some of its elements to
+// a sibling with room (as a B*-tree does), so that in-place edit histories keep leaves full
+// rather than splitting them: fewer leaves, faster iteration. Both leaves must be ours alone
+// (moving is then free of allocation) and T's moves must not throw. Returns whether it did.
+template <class T, unsigned Bits>
+inline bool rrb_tree<T, Bits>::share_with_sibling(inner_t* in, std::uint32_t c) noexcept {
+  if constexpr (!std::is_nothrow_move_constructible_v<T> || !std::is_nothrow_move_assignable_v<T>) {
+    return false;
+  } else {
+    leaf_t* l = as_leaf(in->child[c]);
+    if (l->count != B || !editable(l)) return false;
+    leaf_t* left = c > 0 ? as_leaf(in->child[c - 1]) : nullptr;
+    leaf_t* right = c + 1 < in->count ? as_leaf(in->child[c + 1]) : nullptr;
+    // A sibling takes elements into the room its allocation has.
+    if (left != nullptr && (left->count + 2u > left->cap || !editable(left))) left = nullptr;
+    if (right != nullptr && (right->count + 2u > right->cap || !editable(right))) right = nullptr;
+    if (left == nullptr && right == nullptr) return false;
+    T* d = l->data();
+    if (right != nullptr && (left == nullptr || right->count <= left->count)) {
+      const std::uint32_t k = (right->cap - right->count) / 2u;  // l's last k go first in right
+      T* r = right->data();
+      const std::uint32_t rn = right->count;
+      for (std::uint32_t j = rn; j-- > 0;) {
+        if (j + k >= rn) {
+          ::new (static_cast<void*>(r + j + k)) T(std::move(r[j]));
+        } else {
+          r[j + k] = std::move(r[j]);
+        }
+      }
+      for (std::uint32_t j = 0; j < k; ++j) {
+        T& src = d[B - k + j];
+        if (j < rn) {
+          r[j] = std::move(src);
+        } else {
+          ::new (static_cast<void*>(r + j)) T(std::move(src));
+        }
+      }
+      right->count = rn + k;
+      for (std::uint32_t j = B - k; j < B; ++j) d[j].~T();
+      l->count = static_cast<std::uint32_t>(B) - k;
+      in->sizes()[c] -= k;
+    } else {
+      const std::uint32_t k = (left->cap - left->count) / 2u;  // l's first k go last in left
+      T* a = left->data();
+      for (std::uint32_t j = 0; j < k; ++j) ::new (static_cast<void*>(a + left->count + j)) T(std::move(d[j]));
+      left->count += k;
+      move_elements(d + k, d + B, d);
+      for (std::uint32_t j = static_cast<std::uint32_t>(B) - k; j < B; ++j) d[j].~T();
+      l->count = static_cast<std::uint32_t>(B) - k;
+      in->sizes()[c - 1] += k;
+    }
+    mark_dense(in, 1);
+    return true;
+  }
+}
+
+}  // namespace tseq::detail
