@@ -36,12 +36,14 @@ struct StorageStats {
 /// A freed node of up to 1 KiB (of default alignment) goes to a cache of the thread that frees
 /// it, and the next node of its size class allocated on that thread is taken from there
 /// instead of from the global operator new. Each thread keeps at most TSEQ_NODE_CACHE_BYTES
-/// (default 256 KiB; define it to 0 to turn the cache off, the same in every translation unit)
-/// and frees them when it exits. Call this to give them back sooner, for instance on a worker
-/// thread after a large sequence died. O(blocks held); never throws.
+/// (default 256 KiB; define it to 0 to turn the cache off; translation units built with another
+/// value, or with AddressSanitizer, keep a cache of their own) and frees them when it exits.
+/// Call this to give them back sooner, for instance on a worker thread after a large sequence
+/// died. Covers all of the thread's caches. O(blocks held); never throws.
 inline std::size_t release_node_cache() noexcept { return detail::release_node_cache(); }
 
-/// Bytes of freed tree nodes the calling thread keeps for reuse (see release_node_cache).
+/// Bytes of freed tree nodes the calling thread keeps for reuse, in all of its caches (see
+/// release_node_cache).
 /// O(1); never throws.
 [[nodiscard]] inline std::size_t node_cache_bytes() noexcept { return detail::node_cache_held(); }
 

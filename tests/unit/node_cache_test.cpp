@@ -1,5 +1,6 @@
 // The per-thread node cache (tseq/detail/node_cache.hpp): reuse without operator new, its
-// byte budget, turning it off, release at thread exit, poisoning under AddressSanitizer.
+// byte budget, turning it off, release at thread exit, poisoning under AddressSanitizer, one
+// cache per configuration. Builds with TSEQ_NODE_CACHE_BYTES=0 skip the tests that need it.
 // Links tseq_alloc_hook; these tests read its raw counters (current_alloc_stats), which leave
 // the cache on, unlike count_allocations.
 
@@ -10,6 +11,7 @@
 #include <memory>
 #include <new>
 #include <optional>
+#include <type_traits>
 #include <utility>
 
 #include "support/alloc_hook.hpp"
@@ -29,10 +31,20 @@ V iota(int n) {
 long allocations() { return tseq_test::current_alloc_stats().allocations; }
 long deallocations() { return tseq_test::current_alloc_stats().deallocations; }
 
+// The tests of the cache's behaviour, skipped in builds with the cache off (the clang preset).
 class NodeCache : public ::testing::Test {
  protected:
-  void SetUp() override { (void)tseq::release_node_cache(); }
+  void SetUp() override {
+    (void)tseq::release_node_cache();
+    if (node_cache::budget == 0) GTEST_SKIP() << "the node cache is off (TSEQ_NODE_CACHE_BYTES=0)";
+  }
   void TearDown() override { (void)tseq::release_node_cache(); }
+};
+
+// Tests that hold with the cache on or off.
+class NodeCacheConfigurations : public NodeCache {
+ protected:
+  void SetUp() override { (void)tseq::release_node_cache(); }
 };
 
 TEST_F(NodeCache, FreedNodesServeTheNextAllocationsWithoutOperatorNew) {
@@ -205,6 +217,51 @@ TEST_F(NodeCache, NodesFreedOnAnotherThreadAreCachedThere) {
   });
   EXPECT_GT(held_there, 0U);
   EXPECT_EQ(tseq::node_cache_bytes(), 0U);
+}
+
+TEST_F(NodeCacheConfigurations, WithTheCacheOffEveryNodeGoesThroughOperatorNewAndDelete) {
+  if (node_cache::budget != 0) GTEST_SKIP() << "the node cache is on";
+  for (int round = 0; round < 2; ++round) {
+    const long news = allocations();
+    const long deletes = deallocations();
+    { const V v = iota(1000); }
+    EXPECT_EQ(allocations() - news, 34) << "round " << round;  // as with the cache turned off
+    EXPECT_EQ(deallocations() - deletes, 34) << "round " << round;
+    EXPECT_EQ(tseq::node_cache_bytes(), 0U);
+  }
+}
+
+// Translation units built with another TSEQ_NODE_CACHE_BYTES, or with AddressSanitizer, use
+// another instance of the cache (tests/mixed/asan_app.cpp runs such a program): its blocks
+// never serve this one's allocations, and the thread-wide functions cover it too.
+TEST_F(NodeCacheConfigurations, AnotherConfigurationHasItsOwnCacheWhichTheThreadFunctionsCover) {
+  using other = tseq::detail::basic_node_cache<4096, false>;
+  static_assert(!std::is_same_v<other, node_cache>);
+  void* const block = ::operator new(64);
+  other::deallocate(block, 64);
+  EXPECT_EQ(tseq::node_cache_bytes(), 64U) << "node_cache_bytes() counts every configuration's cache";
+  long news = allocations();
+  void* const mine = tseq::detail::cached_allocate(64);
+  EXPECT_EQ(allocations() - news, 1) << "this configuration's cache is empty";
+  EXPECT_NE(mine, block);
+  tseq::detail::cached_free(mine, 64);
+  news = allocations();
+  void* const again = other::allocate(60);  // the same size class
+  EXPECT_EQ(allocations() - news, 0);
+  EXPECT_EQ(again, block);
+  other::deallocate(again, 60);
+  EXPECT_EQ(tseq::node_cache_bytes(), node_cache::budget > 0 ? 128U : 64U);
+  EXPECT_EQ(tseq::release_node_cache(), node_cache::budget > 0 ? 128U : 64U);
+  EXPECT_EQ(tseq::node_cache_bytes(), 0U);
+
+  ASSERT_TRUE(tseq::detail::set_node_cache_enabled(false));
+  const long deletes = deallocations();
+  other::deallocate(other::allocate(64), 64);
+  EXPECT_EQ(deallocations() - deletes, 1) << "turned off for the thread, every configuration's cache is";
+  EXPECT_EQ(tseq::node_cache_bytes(), 0U);
+  EXPECT_FALSE(tseq::detail::set_node_cache_enabled(true));
+  other::deallocate(other::allocate(64), 64);
+  EXPECT_EQ(tseq::node_cache_bytes(), 64U);
 }
 
 #if defined(TSEQ_ASAN)
