@@ -436,7 +436,8 @@ class rrb_vector<T, Bits>::builder {
       s_ = state{};  // as documented: a failed push_back leaves the builder empty
       throw;
     }
-    s_ = ops::push_back(std::exchange(s_, state{}), std::move(v));
+    state s = std::exchange(s_, state{});  // first: if moving v into push_back throws, the builder is empty
+    s_ = ops::push_back(std::move(s), std::move(v));
     return *this;
   }
   [[nodiscard]] size_type size() const noexcept { return s_.size; }

@@ -7,8 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstddef>
 #include <memory>
 #include <mutex>
+#include <numeric>
 #include <random>
 #include <thread>
 #include <utility>
@@ -140,18 +142,31 @@ TEST(Concurrency, TensorSequencesAcrossThreads) {
     ts.emplace_back([&, t] {
       std::mt19937_64 rng(static_cast<std::uint64_t>(t) + 11);
       TensorSequence mine = base;
+      std::vector<float> model(64);  // what mine must hold: the value of each position
+      std::iota(model.begin(), model.end(), 0.f);
+      const auto matches = [&] {
+        if (mine.size() != model.size()) return false;
+        std::size_t i = 0;
+        for (const Tensor& x : mine) {
+          if (x.value<float>(0) != model[i++]) return false;
+        }
+        return true;
+      };
       for (int s = 0; s < 4000; ++s) {
         if (rng() % 2 && !mine.empty()) {
-          mine = ops::sequence_erase(std::move(mine), static_cast<std::int64_t>(rng() % mine.size()));
+          const std::size_t i = rng() % mine.size();
+          mine = ops::sequence_erase(std::move(mine), static_cast<std::int64_t>(i));
+          model.erase(model.begin() + static_cast<std::ptrdiff_t>(i));
         } else {
-          mine = ops::sequence_insert(mine, tensors[rng() % tensors.size()],
-                                      static_cast<std::int64_t>(rng() % (mine.size() + 1)));
+          const std::size_t k = rng() % tensors.size();
+          const std::size_t i = rng() % (mine.size() + 1);
+          mine = ops::sequence_insert(mine, tensors[k], static_cast<std::int64_t>(i));
+          model.insert(model.begin() + static_cast<std::ptrdiff_t>(i), static_cast<float>(k));
         }
         if (ops::sequence_length(base).value<std::int64_t>(0) != 64) ++bad[static_cast<std::size_t>(t)];
+        if (s % 256 == 0 && !matches()) ++bad[static_cast<std::size_t>(t)];
       }
-      for (const Tensor& x : mine) {
-        if (x.value<float>(0) < 0 || x.value<float>(0) > 63) ++bad[static_cast<std::size_t>(t)];
-      }
+      if (!matches()) ++bad[static_cast<std::size_t>(t)];
     });
   }
   for (auto& th : ts) th.join();

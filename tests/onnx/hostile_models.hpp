@@ -146,10 +146,10 @@ inline ::onnx::ModelProto reverse_chain(int n) {
   return make_model(g);
 }
 
-// A Loop with trip count INT64_MAX and a condition that stays true, carrying a float tensor.
-inline ::onnx::ModelProto endless_loop() {
+// A Loop body (i, c, x) -> (c, x) that carries its condition and the float tensor x unchanged.
+inline ::onnx::GraphProto carry_body(const std::string& name) {
   ::onnx::GraphProto body;
-  body.set_name("endless_body");
+  body.set_name(name);
   add_scalar_input(body, "i", tseq::DataType::Int64);
   add_scalar_input(body, "c", tseq::DataType::Bool);
   add_input(body, "x", tseq::DataType::Float, false);
@@ -157,11 +157,16 @@ inline ::onnx::ModelProto endless_loop() {
   add_node(body, "Identity", {"x"}, {"x2"});
   add_output(body, "c2", tseq::DataType::Bool, false);
   add_output(body, "x2", tseq::DataType::Float, false);
+  return body;
+}
+
+// A Loop with trip count INT64_MAX and a condition that stays true, carrying a float tensor.
+inline ::onnx::ModelProto endless_loop() {
   ::onnx::GraphProto g;
   g.set_name("endless");
   add_input(g, "x", tseq::DataType::Float, false);
   add_ints_initializer(g, "m", {kInt64Max});
-  add_graph_attribute(add_node(g, "Loop", {"m", "", "x"}, {"y"}), "body", body);
+  add_graph_attribute(add_node(g, "Loop", {"m", "", "x"}, {"y"}), "body", carry_body("endless_body"));
   add_output(g, "y", tseq::DataType::Float, false);
   return make_model(g);
 }
@@ -277,20 +282,11 @@ inline ::onnx::ModelProto not_model() {
 // A Loop of `m` iterations (m: an int64 scalar input) carrying a float tensor x unchanged to y
 // (defect 6: each test data set of a case had a fresh time limit; loading had none).
 inline ::onnx::ModelProto counted_loop() {
-  ::onnx::GraphProto body;
-  body.set_name("counted_body");
-  add_scalar_input(body, "i", tseq::DataType::Int64);
-  add_scalar_input(body, "c", tseq::DataType::Bool);
-  add_input(body, "x", tseq::DataType::Float, false);
-  add_node(body, "Identity", {"c"}, {"c2"});
-  add_node(body, "Identity", {"x"}, {"x2"});
-  add_output(body, "c2", tseq::DataType::Bool, false);
-  add_output(body, "x2", tseq::DataType::Float, false);
   ::onnx::GraphProto g;
   g.set_name("counted");
   add_scalar_input(g, "m", tseq::DataType::Int64);
   add_input(g, "x", tseq::DataType::Float, false);
-  add_graph_attribute(add_node(g, "Loop", {"m", "", "x"}, {"y"}), "body", body);
+  add_graph_attribute(add_node(g, "Loop", {"m", "", "x"}, {"y"}), "body", carry_body("counted_body"));
   add_output(g, "y", tseq::DataType::Float, false);
   return make_model(g);
 }

@@ -80,32 +80,53 @@ TEST(Untrusted, ScanOutputBombIsRefusedAsItGrows) {
       << e;
 }
 
+// The bytes of hostile::split_rows on a [8, 4096] float input: 8 pieces of 16 KiB, each a block
+// of its own (TensorStorage: a header, the payload, the colour slack), from the allocator's
+// layout rather than pinned figures.
+namespace split_rows_bytes {
+using tseq::detail::TensorStorage;
+constexpr std::size_t pieces = 8;
+constexpr std::size_t piece = 4096 * sizeof(float);
+constexpr std::size_t payload = pieces * piece;
+constexpr std::size_t headers = pieces * TensorStorage::header_bytes();
+// What the pieces take as allocated.
+constexpr std::size_t allocated =
+    headers + payload + pieces * (TensorStorage::colours(piece) - 1) * TensorStorage::line;
+// The pre-check's bound: a header per piece, the payload and the slack's bound; and the bound
+// before the fix, without the slack.
+constexpr std::size_t bound = headers + payload + TensorStorage::slack_bound(payload);
+constexpr std::size_t without_slack = headers + payload;
+// SequenceLength's result (an int64 scalar) is allocated while the pieces live.
+constexpr std::size_t length_result = TensorStorage::header_bytes() + sizeof(std::int64_t);
+static_assert(without_slack < allocated && allocated + length_result <= bound);
+}  // namespace split_rows_bytes
+
 // Regression: the pre-check of SplitToSequence's bytes left out the cache-colouring slack of
-// pieces of 16 KiB or more, so a split just over the budget passed it and failed only at its
-// eighth piece. 8 pieces of 16 KiB: blocks of 191 + 16,384 + 448 bytes (header, payload,
-// slack), 136,184 in all; the pre-check's bound is 136,696 (8 headers, the payload and 1/32 of
-// it), 133,120 without the slack.
+// pieces of 16 KiB or more, so a split just over the budget passed it and failed only at one of
+// its last pieces. The budget here lies between that pre-check and what the pieces take.
 TEST(Untrusted, ASplitOverTheBudgetIsRefusedBeforeItsFirstPiece) {
+  namespace b = split_rows_bytes;
   SessionOptions o;
-  o.max_run_bytes = 135000;
+  o.max_run_bytes = static_cast<std::int64_t>((b::without_slack + b::allocated) / 2);
   Session session(from_proto(hostile::split_rows(), "split_rows.onnx"), o);
   const std::vector<Value> in = {Value(Tensor::from_values<float>(Shape{8, 4096}, std::vector<float>(8 * 4096, 1.f)))};
   const count_allocations c;
   const std::string e = error_of([&] { (void)session.run(in); });
-  EXPECT_TRUE(contains(e, "SplitToSequence: the result would take about 136696 bytes")) << e;
-  EXPECT_LT(c.delta().bytes, std::size_t{16384}) << "refused before a piece was allocated";
-  o.max_run_bytes = 140000;  // enough for the pieces as allocated
+  EXPECT_TRUE(contains(e, "SplitToSequence: the result would take about " + std::to_string(b::bound) + " bytes")) << e;
+  EXPECT_LT(c.delta().bytes, b::piece) << "refused before a piece was allocated";
+  o.max_run_bytes = static_cast<std::int64_t>(b::bound + b::piece);  // room for the pieces as allocated
   Session roomy(from_proto(hostile::split_rows(), "split_rows.onnx"), o);
   EXPECT_EQ(roomy.run(in)[0].tensor().value<std::int64_t>(0), 8);
 }
 
-// The pre-check counts each piece's header as TensorStorage::header_bytes() (191 bytes here),
-// not a hand bound (it was 256 a piece, which refused this budget: 137,216 bytes), so a split
-// whose blocks fit runs: 136,184 bytes of pieces and the 199 of SequenceLength's result.
+// The pre-check counts each piece's header as TensorStorage::header_bytes(), not a hand bound
+// (it was 256 bytes a piece, more than header_bytes(), which refused a budget the blocks fit),
+// so a split runs with a budget of exactly the pre-check's bound: the pieces as allocated and
+// SequenceLength's result fit in it.
 TEST(Untrusted, ASplitThatFitsTheBudgetRuns) {
-  static_assert(sizeof(void*) != 8 || tseq::detail::TensorStorage::header_bytes() == 191);
+  namespace b = split_rows_bytes;
   SessionOptions o;
-  o.max_run_bytes = 137000;
+  o.max_run_bytes = static_cast<std::int64_t>(b::bound);
   Session session(from_proto(hostile::split_rows(), "split_rows.onnx"), o);
   const std::vector<Value> in = {Value(Tensor::from_values<float>(Shape{8, 4096}, std::vector<float>(8 * 4096, 1.f)))};
   EXPECT_EQ(session.run(in)[0].tensor().value<std::int64_t>(0), 8);

@@ -25,7 +25,6 @@ void* counted_alloc(std::size_t n, std::size_t align) {
   if (p == nullptr) throw std::bad_alloc();
   ++stats.allocations;
   stats.bytes += n;
-  if (n >= 256) ++stats.large_allocations;
   return p;
 }
 
@@ -53,7 +52,7 @@ count_allocations::count_allocations() noexcept
 count_allocations::~count_allocations() { tseq::detail::set_node_cache_enabled(cache_was_on_); }
 alloc_stats count_allocations::delta() const noexcept {
   return {stats.allocations - start_.allocations, stats.deallocations - start_.deallocations,
-          stats.bytes - start_.bytes, stats.large_allocations - start_.large_allocations};
+          stats.bytes - start_.bytes};
 }
 }  // namespace tseq_test
 

@@ -13,7 +13,6 @@ struct alloc_stats {
   long allocations = 0;
   long deallocations = 0;
   std::size_t bytes = 0;
-  long large_allocations = 0;  // of 256 bytes or more (inner nodes and leaves of 30+ handles)
 };
 
 // Counts of the calling thread since the last reset.

@@ -4,132 +4,46 @@
 // completes.
 //  - `const&` updates: the strong guarantee (the operand still equals its model and passes
 //    check_invariants()).
-//  - `&&` updates: the moved-from vector is left in a valid state, every other version sharing
-//    its nodes is unchanged, and nothing leaks or is destroyed twice (live objects counted).
+//  - `&&` updates: the moved-from vector is left empty, every other version sharing its nodes
+//    is unchanged, and nothing leaks or is destroyed twice (live objects counted).
 //  - Whatever the failure, the update that finally completes returns the model's result.
+//  - builder::push_back and persistent() &&: the builder is left empty, and stays usable.
 // Element types: tseq_test::ThrowingMove (its moves may throw, so rrb_vector cannot take its
 // nothrow-move shortcuts) and tseq_test::Counted (only copies may throw), at branching 4 and 32,
 // on a bare leaf, a full bare leaf, and trees of 1, 2 and 3 levels. Each sweep reports its first
-// broken guarantee, naming the update, how its operands were held, the fault and k.
+// broken guarantee, naming the update, how its operands were held, the fault and k. The sweep
+// (failure injection, leak and double-destruction counts) is support/exception_sweep.hpp's.
 // Links tseq_alloc_hook, which fails the k-th operator new on request.
 
 #include <gtest/gtest.h>
 
 #include <cstddef>
 #include <functional>
-#include <new>
 #include <numeric>
 #include <optional>
 #include <span>
-#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
-#include "support/alloc_hook.hpp"
 #include "support/counted.hpp"
+#include "support/exception_sweep.hpp"
 #include "tseq/rrb_vector.hpp"
 
 namespace {
 
+using tseq_test::attempt_result;
 using tseq_test::Counted;
+using tseq_test::fails_at;
+using tseq_test::fault;
+using tseq_test::fault_name;
+using tseq_test::faults_of;
+using tseq_test::findings;
+using tseq_test::mismatch;
+using tseq_test::show;
 using tseq_test::ThrowingMove;
 using Model = std::vector<int>;
-
-enum class fault { copy, move, allocation };
-
-const char* fault_name(fault f) {
-  switch (f) {
-    case fault::copy:
-      return "copy";
-    case fault::move:
-      return "move";
-    default:
-      return "allocation";
-  }
-}
-
-template <class T>
-constexpr bool moves_can_throw = requires {
-  T::throw_on_move;
-};
-
-template <class T>
-std::vector<fault> faults_of() {
-  if constexpr (moves_can_throw<T>) {
-    return {fault::copy, fault::move, fault::allocation};
-  } else {
-    return {fault::copy, fault::allocation};
-  }
-}
-
-// While alive (or until disarm()), the k-th copy, move or allocation on this thread throws.
-// Disarmed before any check: GoogleTest and std::string allocate too.
-template <class T>
-class armed {
- public:
-  armed(fault f, long k) {
-    if (f == fault::copy) T::throw_on_copy = k;
-    if constexpr (moves_can_throw<T>) {
-      if (f == fault::move) T::throw_on_move = k;
-    }
-    if (f == fault::allocation) alloc_.emplace(k);
-  }
-  armed(const armed&) = delete;
-  armed& operator=(const armed&) = delete;
-  ~armed() { disarm(); }
-  void disarm() noexcept {
-    T::throw_on_copy = 0;
-    if constexpr (moves_can_throw<T>) T::throw_on_move = 0;
-    alloc_.reset();
-  }
-
- private:
-  std::optional<tseq_test::fail_allocation_at> alloc_;
-};
-
-// Runs f; true if it threw one of the injected failures (any other exception escapes).
-template <class F>
-bool injected_failure(F&& f) {
-  try {
-    f();
-  } catch (const tseq_test::copy_failure&) {
-    return true;
-  } catch (const tseq_test::move_failure&) {
-    return true;
-  } catch (const std::bad_alloc&) {
-    return true;
-  }
-  return false;
-}
-
-template <class Vec>
-Model values(const Vec& v) {
-  Model r;
-  r.reserve(v.size());
-  for (const auto& x : v) r.push_back(x.value());
-  return r;
-}
-
-std::string show(const Model& m) {
-  std::string r = std::to_string(m.size()) + " elements {";
-  for (std::size_t i = 0; i < m.size() && i < 8; ++i) r += (i ? ", " : "") + std::to_string(m[i]);
-  return r + (m.size() > 8 ? ", ...}" : "}");
-}
-
-// Empty when v passes check_invariants() and holds exactly m; else what is wrong.
-template <class Vec>
-std::string mismatch(const Vec& v, const Model& m) {
-  try {
-    v.check_invariants();
-  } catch (const std::logic_error& e) {
-    return e.what();
-  }
-  const Model got = values(v);
-  if (got != m) return "holds " + show(got) + " instead of " + show(m);
-  return {};
-}
 
 // How the update's operand is held.
 enum class held {
@@ -222,18 +136,15 @@ struct operand {
 
   // What is wrong with the operand and its other version after the update; `failed`: the
   // update threw. Guarantees: the other version never changes; a const& operand never
-  // changes; a moved-from operand is valid after a failure: left empty or, when the failure
-  // came before the update took it, unchanged; with `require_empty`, empty (as documented).
-  std::string check(held how, const Model& m, bool failed, bool require_empty) const {
+  // changes; a moved-from operand is left empty by a failure (and passes check_invariants()).
+  std::string check(held how, const Model& m, bool failed) const {
     if (other) {
       if (auto e = mismatch(*other, m); !e.empty()) return "another version sharing its nodes changed: " + e;
     }
     if (how == held::by_const_ref) {
       if (auto e = mismatch(v, m); !e.empty()) return "the const& operand changed: " + e;
     } else if (failed) {
-      if (auto e = mismatch(v, Model{}); e.empty()) return {};
-      if (require_empty) return "the moved-from vector was not left empty: " + mismatch(v, Model{});
-      if (auto e = mismatch(v, m); !e.empty()) return "the moved-from vector is neither empty nor unchanged: " + e;
+      if (auto e = mismatch(v, Model{}); !e.empty()) return "the moved-from vector was not left empty: " + e;
     }
     return {};
   }
@@ -325,29 +236,6 @@ std::vector<update<Vec>> updates_of(std::size_t n) {
   return r;
 }
 
-// What a test's sweeps found: the first broken guarantee of each, and how many failures were
-// injected in all (so that a sweep that never fails anything does not pass unnoticed).
-struct findings {
-  std::vector<std::string> broken;
-  long injected = 0;
-  long sweeps = 0;
-
-  static constexpr std::size_t kShown = 12;
-
-  void expect_clean(long min_injected) const {
-    std::string all;
-    for (std::size_t i = 0; i < broken.size() && i < kShown; ++i) all += "\n  " + broken[i];
-    if (broken.size() > kShown) all += "\n  ... and " + std::to_string(broken.size() - kShown) + " more";
-    EXPECT_TRUE(broken.empty()) << broken.size() << " of " << sweeps << " sweeps broke a guarantee:" << all;
-    // (A sweep stops at its first broken guarantee, so the count means something only if none broke.)
-    if (broken.empty()) {
-      EXPECT_GE(injected, min_injected) << "the sweeps injected too few failures to test anything";
-    }
-  }
-};
-
-constexpr long kMaxFailurePoint = 100'000;
-
 template <class C>
 class RrbExceptions : public ::testing::Test {
  protected:
@@ -365,52 +253,32 @@ class RrbExceptions : public ::testing::Test {
            std::to_string(s.levels) + ", n " + std::to_string(s.n) + ", B " + std::to_string(Vec::branching);
   }
 
-  // Sweeps the failure point of one update, its operand held as `how`; returns the first
-  // broken guarantee (empty if none).
-  static std::string sweep(const update<Vec>& u, held how, fault f, const shape& s, const Model& m, findings& out,
-                           bool require_empty = false) {
+  // Sweeps the failure point of one update, its operand held as `how`.
+  static void sweep(const update<Vec>& u, held how, fault f, const shape& s, const Model& m, findings& out) {
     const Model expected = u.model(m);
-    for (long k = 1; k <= kMaxFailurePoint; ++k) {
-      const long live_before = T::live.load();
-      bool failed = false;
-      std::string e;
-      {
-        operand<Vec> x(how, s.n, m);
-        if (x.v.levels() != s.levels) return where(u.name, how, f, k, s) + ": the input has the wrong shape";
-        Vec r;
-        {
-          armed<T> guard(f, k);
-          failed = injected_failure([&] { r = how == held::by_const_ref ? u.by_ref(x.v) : u.by_move(std::move(x.v)); });
-          guard.disarm();
-        }
-        e = x.check(how, m, failed, require_empty);
-        if (e.empty() && !failed) {
-          if (auto d = mismatch(r, expected); !d.empty()) e = "wrong result: " + d;
-        }
-      }
-      if (e.empty() && T::live.load() != live_before) {
-        e = std::to_string(T::live.load() - live_before) + " elements leaked (negative: destroyed twice)";
-      }
-      if (e.empty() && T::bad_destructions.load() != 0) e = "an element was destroyed twice";
-      if (!e.empty()) return where(u.name, how, f, k, s) + ": " + e;
-      if (!failed) return {};
-      ++out.injected;
-    }
-    return where(u.name, how, f, kMaxFailurePoint, s) + ": never completes";
+    tseq_test::sweep<T>(
+        out, [&](long k) { return where(u.name, how, f, k, s); },
+        [&](long k) {
+          operand<Vec> x(how, s.n, m);
+          if (x.v.levels() != s.levels) return attempt_result{false, "the input has the wrong shape"};
+          Vec r;
+          const bool failed =
+              fails_at<T>(f, k, [&] { r = how == held::by_const_ref ? u.by_ref(x.v) : u.by_move(std::move(x.v)); });
+          std::string e = x.check(how, m, failed);
+          if (e.empty() && !failed) {
+            if (auto d = mismatch(r, expected); !d.empty()) e = "wrong result: " + d;
+          }
+          return attempt_result{failed, e};
+        });
   }
 
-  static findings sweep_updates(std::span<const held> modes, bool require_empty = false,
-                                std::optional<unsigned> only_levels = std::nullopt) {
+  static findings sweep_updates(std::span<const held> modes) {
     findings out;
     for (const shape& s : shapes<Vec>()) {
-      if (only_levels && s.levels != *only_levels) continue;
       const Model m = model_of<Vec>(s.n);
       for (const update<Vec>& u : updates_of<Vec>(s.n)) {
         for (held how : modes) {
-          for (fault f : faults_of<T>()) {
-            ++out.sweeps;
-            if (auto e = sweep(u, how, f, s, m, out, require_empty); !e.empty()) out.broken.push_back(e);
-          }
+          for (fault f : faults_of<T>()) sweep(u, how, f, s, m, out);
         }
       }
     }
@@ -437,15 +305,10 @@ TYPED_TEST(RrbExceptions, ConstRefUpdatesGiveTheStrongGuarantee) {
   TestFixture::sweep_updates(modes).expect_clean(50);
 }
 
-// Safety of the && overloads: other versions untouched, the moved-from vector valid, no leak.
+// The && overloads (the class notes): a failure leaves the moved-from vector empty, other
+// versions sharing its nodes unchanged, and leaks nothing.
 TYPED_TEST(RrbExceptions, RvalueUpdatesLeakNothingAndLeaveOtherVersionsUnchanged) {
   TestFixture::sweep_updates(rvalue_held).expect_clean(50);
-}
-
-// The letter of the class notes: "the moved-from vector is left empty".
-TYPED_TEST(RrbExceptions, RvalueUpdatesLeaveTheMovedFromVectorEmptyOnFailure) {
-  const held modes[] = {held::alone};
-  TestFixture::sweep_updates(modes, true, 2u).expect_clean(5);
 }
 
 // operator+ in its four overloads (each operand const& or &&, the && ones held alone, as a
@@ -463,23 +326,14 @@ TYPED_TEST(RrbExceptions, ConcatenationInEveryOverloadKeepsItsGuarantees) {
     for (held ha : all_held) {
       for (held hb : all_held) {
         for (fault f : faults_of<T>()) {
-          ++out.sweeps;
           const std::string name = std::string("operator+ with a right operand held as ") + held_name(hb);
-          for (long k = 1;; ++k) {
-            if (k > kMaxFailurePoint) {
-              out.broken.push_back(TestFixture::where(name, ha, f, k, s) + ": never completes");
-              break;
-            }
-            const long live_before = T::live.load();
-            bool failed = false;
-            std::string e;
-            {
-              operand<Vec> a(ha, s.n, ma);
-              operand<Vec> b(hb, other.n, mb);
-              Vec r;
-              {
-                armed<T> guard(f, k);
-                failed = injected_failure([&] {
+          tseq_test::sweep<T>(
+              out, [&](long k) { return TestFixture::where(name, ha, f, k, s); },
+              [&](long k) {
+                operand<Vec> a(ha, s.n, ma);
+                operand<Vec> b(hb, other.n, mb);
+                Vec r;
+                const bool failed = fails_at<T>(f, k, [&] {
                   const bool ra = ha != held::by_const_ref;
                   const bool rb = hb != held::by_const_ref;
                   if (ra && rb) {
@@ -492,27 +346,16 @@ TYPED_TEST(RrbExceptions, ConcatenationInEveryOverloadKeepsItsGuarantees) {
                     r = std::as_const(a.v) + std::as_const(b.v);
                   }
                 });
-                guard.disarm();
-              }
-              e = a.check(ha, ma, failed, false);
-              if (e.empty()) {
-                e = b.check(hb, mb, failed, false);
-                if (!e.empty()) e = "right operand: " + e;
-              }
-              if (e.empty() && !failed) {
-                if (auto d = mismatch(r, expected); !d.empty()) e = "wrong result: " + d;
-              }
-            }
-            if (e.empty() && T::live.load() != live_before) {
-              e = std::to_string(T::live.load() - live_before) + " elements leaked (negative: destroyed twice)";
-            }
-            if (!e.empty()) {
-              out.broken.push_back(TestFixture::where(name, ha, f, k, s) + ": " + e);
-              break;
-            }
-            if (!failed) break;
-            ++out.injected;
-          }
+                std::string e = a.check(ha, ma, failed);
+                if (e.empty()) {
+                  e = b.check(hb, mb, failed);
+                  if (!e.empty()) e = "right operand: " + e;
+                }
+                if (e.empty() && !failed) {
+                  if (auto d = mismatch(r, expected); !d.empty()) e = "wrong result: " + d;
+                }
+                return attempt_result{failed, e};
+              });
         }
       }
     }
@@ -520,9 +363,9 @@ TYPED_TEST(RrbExceptions, ConcatenationInEveryOverloadKeepsItsGuarantees) {
   out.expect_clean(50);
 }
 
-// The builder has no documented exception guarantee; it must at least stay usable: after a
-// failed push_back its size() is that of what persistent() gives, which is either what it held
-// or nothing, and further push_backs build a valid vector. Other versions never change.
+// The builder's guarantee (its notes in tseq/rrb_vector.hpp): a push_back or persistent() &&
+// that throws leaves the builder empty, and nothing leaks. It stays usable (its size() that of
+// what persistent() gives, further push_backs build a valid vector); other versions never change.
 enum class builder_start { fresh, from_vector, after_snapshot };
 
 const char* start_name(builder_start b) {
@@ -563,10 +406,9 @@ struct builder_case {
       return "builder::size() is " + std::to_string(b.size()) + " but persistent() holds " +
              std::to_string(now.size()) + " elements";
     }
-    Model held_now = values(now);
+    Model held_now = tseq_test::values_of(now);
     if (failed) {
-      if (!held_now.empty() && held_now != m)
-        return "the builder holds neither its elements nor none: " + show(held_now);
+      if (!held_now.empty()) return "the builder was not left empty: it holds " + show(held_now);
     } else if (auto e = mismatch(now, expected); !e.empty()) {
       return "wrong result: " + e;
     }
@@ -591,36 +433,15 @@ TYPED_TEST(RrbExceptions, BuilderStaysConsistentWhenPushBackFails) {
     Model expected = m;
     expected.push_back(-1);
     for (builder_start start : {builder_start::fresh, builder_start::from_vector, builder_start::after_snapshot}) {
+      const std::string name = std::string("builder::push_back on ") + start_name(start);
       for (fault f : faults_of<T>()) {
-        ++out.sweeps;
-        for (long k = 1;; ++k) {
-          const std::string name = std::string("builder::push_back on ") + start_name(start);
-          if (k > kMaxFailurePoint) {
-            out.broken.push_back(TestFixture::where(name, held::alone, f, k, s) + ": never completes");
-            break;
-          }
-          const long live_before = T::live.load();
-          bool failed = false;
-          std::string e;
-          {
-            builder_case<Vec> c(start, s.n);
-            {
-              armed<T> guard(f, k);
-              failed = injected_failure([&] { c.b.push_back(T(-1)); });
-              guard.disarm();
-            }
-            e = c.check(m, failed, expected);
-          }
-          if (e.empty() && T::live.load() != live_before) {
-            e = std::to_string(T::live.load() - live_before) + " elements leaked (negative: destroyed twice)";
-          }
-          if (!e.empty()) {
-            out.broken.push_back(TestFixture::where(name, held::alone, f, k, s) + ": " + e);
-            break;
-          }
-          if (!failed) break;
-          ++out.injected;
-        }
+        tseq_test::sweep<T>(
+            out, [&](long k) { return TestFixture::where(name, held::alone, f, k, s); },
+            [&](long k) {
+              builder_case<Vec> c(start, s.n);
+              const bool failed = fails_at<T>(f, k, [&] { c.b.push_back(T(-1)); });
+              return attempt_result{failed, c.check(m, failed, expected)};
+            });
       }
     }
   }
@@ -628,7 +449,7 @@ TYPED_TEST(RrbExceptions, BuilderStaysConsistentWhenPushBackFails) {
 }
 
 // persistent() && allocates the vector's header (for more than B elements); if that fails the
-// builder must still be consistent.
+// builder is left empty and still usable.
 TYPED_TEST(RrbExceptions, BuilderStaysConsistentWhenPersistentFails) {
   using T = typename TestFixture::T;
   using Vec = typename TestFixture::Vec;
@@ -636,36 +457,17 @@ TYPED_TEST(RrbExceptions, BuilderStaysConsistentWhenPersistentFails) {
   for (const shape& s : shapes<Vec>()) {
     const Model m = model_of<Vec>(s.n);
     for (builder_start start : {builder_start::fresh, builder_start::from_vector, builder_start::after_snapshot}) {
-      ++out.sweeps;
-      for (long k = 1;; ++k) {
-        const std::string name = std::string("builder::persistent() && on ") + start_name(start);
-        const long live_before = T::live.load();
-        bool failed = false;
-        std::string e;
-        {
-          builder_case<Vec> c(start, s.n);
-          Vec r;
-          {
-            armed<T> guard(fault::allocation, k);
-            failed = injected_failure([&] { r = std::move(c.b).persistent(); });
-            guard.disarm();
-          }
-          if (failed) {
-            e = c.check(m, true, m);
-          } else if (auto d = mismatch(r, m); !d.empty()) {
-            e = "wrong result: " + d;
-          }
-        }
-        if (e.empty() && T::live.load() != live_before) {
-          e = std::to_string(T::live.load() - live_before) + " elements leaked (negative: destroyed twice)";
-        }
-        if (!e.empty()) {
-          out.broken.push_back(TestFixture::where(name, held::alone, fault::allocation, k, s) + ": " + e);
-          break;
-        }
-        if (!failed) break;
-        ++out.injected;
-      }
+      const std::string name = std::string("builder::persistent() && on ") + start_name(start);
+      tseq_test::sweep<T>(
+          out, [&](long k) { return TestFixture::where(name, held::alone, fault::allocation, k, s); },
+          [&](long k) {
+            builder_case<Vec> c(start, s.n);
+            Vec r;
+            const bool failed = fails_at<T>(fault::allocation, k, [&] { r = std::move(c.b).persistent(); });
+            if (failed) return attempt_result{true, c.check(m, true, m)};
+            if (auto d = mismatch(r, m); !d.empty()) return attempt_result{false, "wrong result: " + d};
+            return attempt_result{};
+          });
     }
   }
   out.expect_clean(1);

@@ -5,17 +5,21 @@
 
 #include <functional>
 #include <new>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "support/alloc_hook.hpp"
 #include "support/counted.hpp"
+#include "support/exception_sweep.hpp"
 #include "tseq/rrb_vector.hpp"
 
 namespace {
 
+using tseq_test::attempt_result;
 using tseq_test::Counted;
+using tseq_test::fault;
 using V = tseq::rrb_vector<Counted>;
 using V4 = tseq::rrb_vector<Counted, 2>;
 
@@ -386,39 +390,33 @@ TEST_F(Lifetime, InPlaceHistoryGivesTheSameValuesAsThePersistentOne) {
   EXPECT_EQ(values(base), values(make<V>(20000)));
 }
 
-// Runs op on a persistent input with the k-th copy (or allocation) failing, for every k until
-// the op succeeds; each failure must leave the input as it was and leak nothing.
-template <class Vec, class Inject>
-void strong_guarantee(const Vec& input, const std::function<Vec(const Vec&)>& op, Inject inject,
+// Sweeps op on a persistent input with the k-th copy, and then the k-th allocation, failing,
+// for every k until op completes: each failure must leave the input as it was and leak
+// nothing, and the op that completes must give what it gives without failures.
+template <class Vec>
+void strong_guarantee(tseq_test::findings& out, const Vec& input, const std::function<Vec(const Vec&)>& op,
                       const std::string& name) {
   const std::vector<int> before = values(input);
-  for (long k = 1;; ++k) {
-    const long live_before = Counted::live.load();
-    bool threw = false;
-    try {
-      auto guard = inject(k);
-      const Vec r = op(input);
-      r.check_invariants();
-    } catch (const tseq_test::copy_failure&) {
-      threw = true;
-    } catch (const std::bad_alloc&) {
-      threw = true;
-    }
-    Counted::throw_on_copy = 0;
-    ASSERT_EQ(values(input), before) << name << ": input changed by failure " << k;
-    ASSERT_NO_THROW(input.check_invariants()) << name;
-    ASSERT_EQ(Counted::live.load(), live_before) << name << ": leak after failure " << k;
-    if (!threw) break;
-    ASSERT_LT(k, 10000) << name << " never succeeds";
+  const std::vector<int> expected = values(op(input));
+  for (const fault f : {fault::copy, fault::allocation}) {
+    tseq_test::sweep<Counted>(
+        out, [&](long k) { return name + ", " + tseq_test::fault_name(f) + " failure " + std::to_string(k); },
+        [&](long k) {
+          std::optional<Vec> r;
+          const bool failed = tseq_test::fails_at<Counted>(f, k, [&] { r = op(input); });
+          if (auto e = tseq_test::mismatch(input, before); !e.empty())
+            return attempt_result{failed, "input changed: " + e};
+          if (!failed) {
+            if (auto e = tseq_test::mismatch(*r, expected); !e.empty())
+              return attempt_result{false, "wrong result: " + e};
+          }
+          return attempt_result{failed, {}};
+        });
   }
 }
 
-struct copy_fault {
-  explicit copy_fault(long k) { Counted::throw_on_copy = k; }
-  ~copy_fault() { Counted::throw_on_copy = 0; }
-};
-
 TEST_F(Lifetime, ConstRefUpdatesLeaveTheInputUnchangedWhenACopyOrAllocationThrows) {
+  tseq_test::findings out;
   for (int n : {5, 40, 3000}) {
     const V4 input = make<V4>(n).erase(static_cast<std::size_t>(n / 2));
     const V4 other = make<V4>(n / 3 + 1);
@@ -435,13 +433,9 @@ TEST_F(Lifetime, ConstRefUpdatesLeaveTheInputUnchangedWhenACopyOrAllocationThrow
         {"concat", [&](const V4& v) { return v + other; }},
         {"concat_left", [&](const V4& v) { return other + v; }},
     };
-    for (const auto& [name, op] : ops) {
-      strong_guarantee<V4>(
-          input, op, [](long k) { return copy_fault(k); }, name + " (copy)");
-      strong_guarantee<V4>(
-          input, op, [](long k) { return tseq_test::fail_allocation_at(k); }, name + " (alloc)");
-    }
+    for (const auto& [name, op] : ops) strong_guarantee<V4>(out, input, op, name + ", n " + std::to_string(n));
   }
+  out.expect_clean(100);
 }
 
 // The in-place flush that needs a chain (a full height-1 node under a root with room) makes
@@ -529,40 +523,27 @@ TEST_F(Lifetime, InsertSharingASplitParentsChildrenKeepsItsGuaranteesWhenAnAlloc
   const std::vector<int> before = values(make<V4>(32));
   std::vector<int> model = before;
   model.insert(model.begin() + 1, -1);
-  int completed_at = 0;
-  for (int k = 1; k <= 20 && completed_at == 0; ++k) {
+  const auto where = [](const char* how) {
+    return [how](long k) { return std::string("insert, ") + how + ", allocation " + std::to_string(k); };
+  };
+  tseq_test::findings by_ref;
+  tseq_test::sweep<Counted>(by_ref, where("const&"), [&](long k) {
     const V4 v = make<V4>(32);
+    std::optional<V4> w;
+    const bool failed = tseq_test::fails_at<Counted>(fault::allocation, k, [&] { w = v.insert(1, Counted(-1)); });
+    if (auto e = tseq_test::mismatch(v, before); !e.empty()) return attempt_result{failed, "input changed: " + e};
+    return attempt_result{failed, failed ? std::string() : tseq_test::mismatch(*w, model)};
+  });
+  by_ref.expect_clean(7);
+  EXPECT_EQ(by_ref.injected, 7) << "seven allocations, each failed once";
+  tseq_test::findings by_move;
+  tseq_test::sweep<Counted>(by_move, where("&&"), [&](long k) {
     V4 x = make<V4>(32);
-    bool fired = false;
-    {
-      tseq_test::fail_allocation_at fail(k);
-      try {
-        const V4 w = v.insert(1, Counted(-1));
-        (void)w;
-      } catch (const std::bad_alloc&) {
-      }
-      fired = fail.fired();
-    }
-    v.check_invariants();
-    EXPECT_EQ(values(v), before) << "allocation " << k;
-    bool threw = false;
-    {
-      tseq_test::fail_allocation_at fail(k);
-      try {
-        x = std::move(x).insert(1, Counted(-1));
-      } catch (const std::bad_alloc&) {
-        threw = true;
-      }
-    }
-    x.check_invariants();
-    if (threw) {
-      EXPECT_TRUE(x.empty()) << "allocation " << k;
-    } else {
-      EXPECT_EQ(values(x), model) << "allocation " << k;  // in place it allocates fewer
-    }
-    if (!fired) completed_at = k;
-  }
-  EXPECT_EQ(completed_at, 8);  // seven allocations, each failed once
+    const bool failed =
+        tseq_test::fails_at<Counted>(fault::allocation, k, [&] { x = std::move(x).insert(1, Counted(-1)); });
+    return attempt_result{failed, tseq_test::mismatch(x, failed ? std::vector<int>{} : model)};  // in place: fewer
+  });
+  by_move.expect_clean(1);
 }
 
 }  // namespace

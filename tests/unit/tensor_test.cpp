@@ -175,9 +175,7 @@ class StridedPages final : public std::pmr::memory_resource {
 };
 
 // Bytes an owned payload of `payload` bytes would take with no colouring: header, the slack
-// that aligns the elements to 64 bytes (header_bytes(), pinned at 191 bytes on 64-bit), the
-// elements.
-static_assert(sizeof(void*) != 8 || tseq::detail::TensorStorage::header_bytes() == 128 + 63);
+// that aligns the elements to 64 bytes (together header_bytes()), the elements.
 constexpr std::size_t plain_block(std::size_t payload) { return tseq::detail::TensorStorage::header_bytes() + payload; }
 
 // Regression: every large tensor's header (and its reference count) sat at one page offset,
