@@ -99,7 +99,7 @@ ONNX Runtime users report as quadratic (microsoft/onnxruntime#20696, #23024). He
 tseq adopted from the caller's memory (`Tensor::adopt`): tseq appends k handles to it, while
 ONNX Runtime's SequenceInsert copies the payload on every append.
 
-`ExecutorLoad/forward|reverse` loads (`Model::from_proto`) a chain of n Identity nodes listed in
+`ExecutorLoad/forward|reverse` loads (`tseq::onnx::from_proto`) a chain of n Identity nodes listed in
 order or last node first; the loader used to order the reversed one in quadratic time.
 
 The runtime boundary is measured per tensor (n = 1): `TensorImport/-/tseq` adopts a runtime's
