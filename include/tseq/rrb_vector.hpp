@@ -121,19 +121,19 @@ class rrb_vector {
   /// no throw. The reference lives as long as a vector holding its leaf (see class notes).
   [[nodiscard]] const T& operator[](size_type i) const noexcept { return ops::lookup(h_.get(), i); }
 
-  /// Element i. O(log n). Throws std::out_of_range (naming i and size()) if i >= size().
+  /// Element i. O(log n). Throws tseq::IndexError (naming i and size()) if i >= size().
   [[nodiscard]] const T& at(size_type i) const {
     detail::check_index("at", i, size());
     return (*this)[i];
   }
 
-  /// First element. Throws std::out_of_range when empty. O(log n).
+  /// First element. Throws tseq::IndexError when empty. O(log n).
   [[nodiscard]] const T& front() const {
     detail::check_index("front", 0, size());
     return (*this)[0];
   }
 
-  /// Last element. Throws std::out_of_range when empty. O(1).
+  /// Last element. Throws tseq::IndexError when empty. O(1).
   [[nodiscard]] const T& back() const {
     detail::check_index("back", 0, size());
     const auto* t = tree::as_leaf(ops::view_of(h_.get()).tail);
@@ -182,7 +182,7 @@ class rrb_vector {
     return std::move(*this).apply([&](state s) { return ops::push_back(std::move(s), std::move(v)); });
   }
 
-  /// Removes the last element. Throws std::out_of_range when empty. Amortised O(log n).
+  /// Removes the last element. Throws tseq::IndexError when empty. Amortised O(log n).
   [[nodiscard]] rrb_vector pop_back() const& {
     detail::check_index("pop_back", 0, size());
     return pop_back_unchecked();
@@ -193,7 +193,7 @@ class rrb_vector {
     return std::move(*this).pop_back_unchecked();
   }
 
-  /// Replaces element i with v. Throws std::out_of_range if i >= size(). O(log n); copies one
+  /// Replaces element i with v. Throws tseq::IndexError if i >= size(). O(log n); copies one
   /// leaf and the inner nodes above it.
   [[nodiscard]] rrb_vector set(size_type i, T v) const& {
     detail::check_index("set", i, size());
@@ -205,7 +205,7 @@ class rrb_vector {
     return std::move(*this).set_unchecked(i, v);
   }
 
-  /// Inserts v before element i (i == size() appends). Throws std::out_of_range if
+  /// Inserts v before element i (i == size() appends). Throws tseq::IndexError if
   /// i > size(). O(B log n); copies at most two leaves and the inner nodes above them.
   [[nodiscard]] rrb_vector insert(size_type i, T v) const& {
     detail::check_position("insert", i, size());
@@ -217,7 +217,7 @@ class rrb_vector {
     return std::move(*this).insert_unchecked(i, v);
   }
 
-  /// Removes element i. Throws std::out_of_range if i >= size(). O(B log n); copies the leaf
+  /// Removes element i. Throws tseq::IndexError if i >= size(). O(B log n); copies the leaf
   /// holding i (and, when it becomes under-full, one sibling) and the inner nodes above it.
   [[nodiscard]] rrb_vector erase(size_type i) const& {
     detail::check_index("erase", i, size());
@@ -229,7 +229,7 @@ class rrb_vector {
     return std::move(*this).erase_unchecked(i);
   }
 
-  /// Removes elements [first, last). Throws std::out_of_range unless
+  /// Removes elements [first, last). Throws tseq::IndexError unless
   /// first <= last <= size(). O(B log n) whatever last - first is.
   [[nodiscard]] rrb_vector erase(size_type first, size_type last) const& {
     detail::check_range(first, last, size());
@@ -265,7 +265,7 @@ class rrb_vector {
     return std::move(*this).apply([&](state s) { return ops::drop(std::move(s), n); });
   }
 
-  /// Concatenation. O(B log(n + m)). Throws std::length_error if the sizes add up to more
+  /// Concatenation. O(B log(n + m)). Throws tseq::LengthError if the sizes add up to more
   /// than max_size().
   [[nodiscard]] friend rrb_vector operator+(const rrb_vector& a, const rrb_vector& b) {
     if (a.is_small() && b.is_small() && a.h_->count + std::size_t{b.h_->count} <= tree::B) {

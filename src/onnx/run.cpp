@@ -152,6 +152,8 @@ void Context::check_run_bytes(std::int64_t bytes, std::string_view op) const {
     throw IndexError(prefix + e.what());
   } catch (const DeviceError& e) {
     throw DeviceError(prefix + e.what());
+  } catch (const LengthError& e) {
+    throw LengthError(prefix + e.what());
   } catch (const std::bad_alloc&) {
     throw Error(prefix + "out of memory (std::bad_alloc); SessionOptions limits bound what a run may allocate");
   } catch (const std::length_error& e) {

@@ -326,6 +326,17 @@ def test_concatenation(arrays3):
         a + [np.zeros(1, np.float32)]
 
 
+def test_concatenation_past_the_maximum_size_is_a_length_error():
+    # Sharing makes a sequence of 2^k tensors cost k concatenations; past max_size the
+    # concatenation names both sizes (tseq::LengthError, also a builtin OverflowError).
+    s = tseq.Sequence([np.zeros(1, np.float32)])
+    with pytest.raises(tseq.LengthError, match=r"exceed max_size\(\)") as e:
+        for _ in range(80):
+            s = s + s
+    assert isinstance(e.value, OverflowError) and isinstance(e.value, tseq.Error)
+    assert len(s) >= 2**50
+
+
 def test_is_same(arrays3):
     s = tseq.Sequence(arrays3)
     assert s.is_same(s)

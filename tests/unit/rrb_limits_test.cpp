@@ -44,18 +44,18 @@ TEST(Limits, ConcatenationPastMaxSizeThrowsLengthErrorNamingBothSizes) {
   const V w = v.erase(std::size_t{1} << 59);  // still O(log n)
   EXPECT_EQ(w.size(), (std::size_t{1} << 60) - 1);
   ASSERT_GT(v.size() + v.size(), V::max_size());
-  EXPECT_EQ(tseq_test::error_of<std::length_error>([&] { (void)(v + v); }),
+  EXPECT_EQ(tseq_test::error_of<tseq::LengthError>([&] { (void)(v + v); }),
             "rrb_vector::operator+: 1152921504606846976 + 1152921504606846976 elements "
             "exceed max_size() 2305843009213693951");
   EXPECT_NO_THROW((void)(v + w));  // 2^61 - 1: exactly max_size()
   V owned = v;
-  EXPECT_THROW((void)(std::move(owned) + v), std::length_error);
+  EXPECT_THROW((void)(std::move(owned) + v), tseq::LengthError);
   EXPECT_TRUE(owned.identical_to(v)) << "checked before anything is moved";
   V right = v;
-  EXPECT_THROW((void)(v + std::move(right)), std::length_error);
+  EXPECT_THROW((void)(v + std::move(right)), tseq::LengthError);
   EXPECT_TRUE(right.identical_to(v));
   V both = v;
-  EXPECT_THROW((void)(std::move(owned) + std::move(both)), std::length_error);
+  EXPECT_THROW((void)(std::move(owned) + std::move(both)), tseq::LengthError);
   EXPECT_TRUE(owned.identical_to(v));
   EXPECT_TRUE(both.identical_to(v));
 }

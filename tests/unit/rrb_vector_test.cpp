@@ -95,12 +95,12 @@ TYPED_TEST(RrbVector, EmptyVectorHasNoElementsAndCheckedAccessThrows) {
   EXPECT_TRUE(v.empty());
   EXPECT_EQ(v.begin(), v.end());
   EXPECT_EQ(v.levels(), 0u);
-  EXPECT_THROW((void)v.at(0), std::out_of_range);
-  EXPECT_THROW((void)v.front(), std::out_of_range);
-  EXPECT_THROW((void)v.back(), std::out_of_range);
-  EXPECT_THROW((void)v.pop_back(), std::out_of_range);
-  EXPECT_THROW((void)v.erase(0), std::out_of_range);
-  EXPECT_EQ(error_of<std::out_of_range>([&] { (void)v.at(3); }), "rrb_vector::at: index 3 on an empty vector");
+  EXPECT_THROW((void)v.at(0), tseq::IndexError);
+  EXPECT_THROW((void)v.front(), tseq::IndexError);
+  EXPECT_THROW((void)v.back(), tseq::IndexError);
+  EXPECT_THROW((void)v.pop_back(), tseq::IndexError);
+  EXPECT_THROW((void)v.erase(0), tseq::IndexError);
+  EXPECT_EQ(error_of<tseq::IndexError>([&] { (void)v.at(3); }), "rrb_vector::at: index 3 on an empty vector");
   EXPECT_EQ(v.take(5).size(), 0u);
   EXPECT_EQ(v.drop(5).size(), 0u);
   EXPECT_EQ(v, V{});
@@ -138,15 +138,15 @@ TYPED_TEST(RrbVector, IndexAndAtReturnEveryElementAndAtNamesTheBadIndex) {
     ASSERT_EQ(v[i], as_int(i));
     ASSERT_EQ(v.at(i), as_int(i));
   }
-  EXPECT_EQ(error_of<std::out_of_range>([&] { (void)v.at(n); }),
+  EXPECT_EQ(error_of<tseq::IndexError>([&] { (void)v.at(n); }),
             "rrb_vector::at: index " + std::to_string(n) + " is out of range [0, " + std::to_string(n - 1) +
                 "] for a vector of " + std::to_string(n) + " elements");
-  EXPECT_EQ(error_of<std::out_of_range>([&] { (void)v.at(static_cast<std::size_t>(-1)); }),
+  EXPECT_EQ(error_of<tseq::IndexError>([&] { (void)v.at(static_cast<std::size_t>(-1)); }),
             "rrb_vector::at: index " + std::to_string(static_cast<std::size_t>(-1)) + " is out of range [0, " +
                 std::to_string(n - 1) + "] for a vector of " + std::to_string(n) + " elements");
 }
 
-// Every checked update, const& and &&, throws std::out_of_range with its message and leaves
+// Every checked update, const& and &&, throws tseq::IndexError with its message and leaves
 // its input as it was (for &&: "argument errors are detected before anything is moved").
 TYPED_TEST(RrbVector, CheckedUpdatesThrowTheirMessageAndLeaveTheInputUnchanged) {
   using V = typename TestFixture::V;
@@ -156,32 +156,32 @@ TYPED_TEST(RrbVector, CheckedUpdatesThrowTheirMessageAndLeaveTheInputUnchanged) 
   const std::string N = std::to_string(n);
   const std::string index_error =
       " is out of range [0, " + std::to_string(n - 1) + "] for a vector of " + N + " elements";
-  EXPECT_EQ(error_of<std::out_of_range>([&] { (void)v.set(n, 1); }), "rrb_vector::set: index " + N + index_error);
-  EXPECT_EQ(error_of<std::out_of_range>([&] { (void)v.erase(n); }), "rrb_vector::erase: index " + N + index_error);
-  EXPECT_EQ(error_of<std::out_of_range>([&] { (void)v.insert(n + 1, 0); }),
+  EXPECT_EQ(error_of<tseq::IndexError>([&] { (void)v.set(n, 1); }), "rrb_vector::set: index " + N + index_error);
+  EXPECT_EQ(error_of<tseq::IndexError>([&] { (void)v.erase(n); }), "rrb_vector::erase: index " + N + index_error);
+  EXPECT_EQ(error_of<tseq::IndexError>([&] { (void)v.insert(n + 1, 0); }),
             "rrb_vector::insert: position " + std::to_string(n + 1) + " is out of range [0, " + N +
                 "] for a vector of " + N + " elements");
-  EXPECT_EQ(error_of<std::out_of_range>([&] { (void)v.erase(5, 4); }),
+  EXPECT_EQ(error_of<tseq::IndexError>([&] { (void)v.erase(5, 4); }),
             "rrb_vector::erase: range [5, 4) is not within [0, " + N + "]");
-  EXPECT_EQ(error_of<std::out_of_range>([&] { (void)v.erase(5, n + 1); }),
+  EXPECT_EQ(error_of<tseq::IndexError>([&] { (void)v.erase(5, n + 1); }),
             "rrb_vector::erase: range [5, " + std::to_string(n + 1) + ") is not within [0, " + N + "]");
-  EXPECT_EQ(error_of<std::out_of_range>([&] { (void)V().pop_back(); }),
+  EXPECT_EQ(error_of<tseq::IndexError>([&] { (void)V().pop_back(); }),
             "rrb_vector::pop_back: index 0 on an empty vector");
   EXPECT_EQ(to_std(v), iota(n));
 
   auto moved = v;  // the && overloads, on a vector sharing its nodes with v
-  EXPECT_THROW((void)std::move(moved).set(n, 1), std::out_of_range);
-  EXPECT_THROW((void)std::move(moved).insert(n + 1, 1), std::out_of_range);
-  EXPECT_THROW((void)std::move(moved).erase(n), std::out_of_range);
-  EXPECT_THROW((void)std::move(moved).erase(1, n + 1), std::out_of_range);
+  EXPECT_THROW((void)std::move(moved).set(n, 1), tseq::IndexError);
+  EXPECT_THROW((void)std::move(moved).insert(n + 1, 1), tseq::IndexError);
+  EXPECT_THROW((void)std::move(moved).erase(n), tseq::IndexError);
+  EXPECT_THROW((void)std::move(moved).erase(1, n + 1), tseq::IndexError);
   EXPECT_TRUE(moved.identical_to(v)) << "argument errors are detected before anything is moved";
   auto alone = make<V>(n);  // and on one holding its nodes alone
-  EXPECT_THROW((void)std::move(alone).erase(n), std::out_of_range);
-  EXPECT_THROW((void)std::move(alone).set(n, 1), std::out_of_range);
+  EXPECT_THROW((void)std::move(alone).erase(n), tseq::IndexError);
+  EXPECT_THROW((void)std::move(alone).set(n, 1), tseq::IndexError);
   EXPECT_EQ(to_std(alone), iota(n));
   alone.check_invariants();
   V empty;
-  EXPECT_THROW((void)std::move(empty).pop_back(), std::out_of_range);
+  EXPECT_THROW((void)std::move(empty).pop_back(), tseq::IndexError);
   EXPECT_TRUE(empty.empty());
   EXPECT_EQ(to_std(v), iota(n));
 }

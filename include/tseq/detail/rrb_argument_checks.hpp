@@ -1,18 +1,19 @@
 #pragma once
 
 // Argument checks of tseq::rrb_vector's public API (TensorSequence has its own): each
-// throws std::out_of_range or std::length_error naming the operation ("rrb_vector::<op>: "),
+// throws tseq::IndexError or tseq::LengthError naming the operation ("rrb_vector::<op>: "),
 // the bad value and the valid range. Checked before anything is moved, so that a failed check
 // leaves every vector as it was.
 
 #include <cstddef>
-#include <stdexcept>
 #include <string>
+
+#include "tseq/error.hpp"
 
 namespace tseq::detail {
 
 [[noreturn]] inline void throw_range(const char* op, const std::string& what) {
-  throw std::out_of_range(std::string("rrb_vector::") + op + ": " + what);
+  throw IndexError(std::string("rrb_vector::") + op + ": " + what);
 }
 inline void check_index(const char* op, std::size_t i, std::size_t n) {
   if (i >= n) {
@@ -35,7 +36,7 @@ inline void check_range(std::size_t first, std::size_t last, std::size_t n) {
 }
 inline void check_concat(std::size_t a, std::size_t b, std::size_t max) {
   if (a > max || b > max - a) {
-    throw std::length_error("rrb_vector::operator+: " + std::to_string(a) + " + " + std::to_string(b) +
+    throw LengthError("rrb_vector::operator+: " + std::to_string(a) + " + " + std::to_string(b) +
                             " elements exceed max_size() " + std::to_string(max));
   }
 }

@@ -7,7 +7,7 @@
 // references, editing nodes held alone in place: see tseq/detail/rrb_tree.hpp) and pack it
 // again with finish(). The parts:
 //   rrb_state_decl.hpp        basic_state, rrb_state_ops' types and declarations
-//   rrb_argument_checks.hpp   argument checks of the public API (out_of_range, length_error)
+//   rrb_argument_checks.hpp   argument checks of the public API (IndexError, LengthError)
 //   rrb_state_pack.hpp        packing and unpacking the holder; lookups
 //   rrb_state_build.hpp       bulk construction from a range
 //   rrb_state_update.hpp      updates of a state
