@@ -2,7 +2,7 @@
 
 // Compiler and portability macros of tseq's headers, each with a portable fallback: a compiler
 // without the extension gets the same behaviour (at most slower code). Every compiler builtin
-// tseq uses goes through here (TSEQ_HAS_BUILTIN, TSEQ_PREFETCH_*); the sanitizer macros
+// in include/tseq goes through here (TSEQ_HAS_BUILTIN, TSEQ_PREFETCH_*); the sanitizer macros
 // (TSEQ_ASAN, TSEQ_POISON) stay with their one user, tseq/detail/node_cache.hpp.
 // Includes nothing.
 

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <iterator>
 
+#include "tseq/detail/assert.hpp"
 #include "tseq/detail/rrb_state.hpp"
 #include "tseq/detail/rrb_tree.hpp"
 
