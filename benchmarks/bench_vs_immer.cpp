@@ -67,7 +67,8 @@ template <>
 Tensor element<Tensor>(std::size_t i) {
   static const std::vector<Tensor> pool = [] {
     std::vector<Tensor> p;
-    for (int k = 0; k < 4096; ++k) p.push_back(Tensor::from_values<float>(tseq::Shape{16}, std::vector<float>(16, 1.0F * static_cast<float>(k))));
+    for (int k = 0; k < 4096; ++k)
+      p.push_back(Tensor::from_values<float>(tseq::Shape{16}, std::vector<float>(16, 1.0F * static_cast<float>(k))));
     return p;
   }();
   return pool[i % pool.size()];
@@ -87,8 +88,8 @@ struct counting_heap {
     ::operator delete(p);
   }
 };
-using counting_policy = immer::memory_policy<immer::heap_policy<counting_heap>, immer::refcount_policy,
-                                             immer::spinlock_policy>;
+using counting_policy =
+    immer::memory_policy<immer::heap_policy<counting_heap>, immer::refcount_policy, immer::spinlock_policy>;
 
 // The same random positions for both implementations: a fixed sequence per n.
 const std::vector<std::size_t>& middle_positions(std::size_t n) {
@@ -246,8 +247,8 @@ void memory(benchmark::State& state, bool is_tseq, std::size_t n) {
 
 template <class E>
 void register_all(const std::string& elem, const std::vector<std::size_t>& ns) {
-  const char* ops[] = {"erase", "insert", "inplace", "take", "drop", "concat", "index_fresh", "index_edited",
-                       "iterate_fresh", "iterate_edited", "push_back", "builder"};
+  const char* ops[] = {"erase",       "insert",       "inplace",       "take",           "drop",      "concat",
+                       "index_fresh", "index_edited", "iterate_fresh", "iterate_edited", "push_back", "builder"};
   for (const std::string op : ops) {
     for (const std::size_t n : ns) {
       const std::string tail = "/n:" + std::to_string(n);

@@ -40,9 +40,8 @@ void bind_errors(py::module_& m) {
                                  "Shapes that do not fit, or memory that is not C-contiguous (tseq::ShapeError).");
   index_error_class = make_error(m, "IndexError", py::make_tuple(base, builtins.attr("IndexError")),
                                  "A position or axis outside its valid range (tseq::IndexError).");
-  length_error_class =
-      make_error(m, "LengthError", py::make_tuple(base, builtins.attr("OverflowError")),
-                 "A result longer than a sequence's maximum size (tseq::LengthError).");
+  length_error_class = make_error(m, "LengthError", py::make_tuple(base, builtins.attr("OverflowError")),
+                                  "A result longer than a sequence's maximum size (tseq::LengthError).");
   device_error_class =
       make_error(m, "DeviceError", py::make_tuple(base, builtins.attr("ValueError")),
                  "An operation that reads payload met memory the host cannot read (tseq::DeviceError).");

@@ -80,8 +80,7 @@ TEST(ErrorPolicy, EveryBadPositionIsAnIndexErrorNamingTheCallThePositionAndTheRa
       {"insert", [](const V& v) { (void)v.insert(n + 1, 1); },
        [](const TensorSequence& s) { (void)s.insert(n + 1, x); },
        "rrb_vector::insert: position " + std::to_string(n + 1) + position_range + "vector of " + N + " elements",
-       "TensorSequence::insert: position " + std::to_string(n + 1) + position_range + "sequence of " + N +
-           " tensors"},
+       "TensorSequence::insert: position " + std::to_string(n + 1) + position_range + "sequence of " + N + " tensors"},
   };
   for (const Row& r : rows) {
     SCOPED_TRACE(r.call);

@@ -37,7 +37,7 @@ inline void check_range(std::size_t first, std::size_t last, std::size_t n) {
 inline void check_concat(std::size_t a, std::size_t b, std::size_t max) {
   if (a > max || b > max - a) {
     throw LengthError("rrb_vector::operator+: " + std::to_string(a) + " + " + std::to_string(b) +
-                            " elements exceed max_size() " + std::to_string(max));
+                      " elements exceed max_size() " + std::to_string(max));
   }
 }
 
