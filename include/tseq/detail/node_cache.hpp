@@ -118,11 +118,11 @@ struct basic_node_cache {
     free_block* next;
   };
 
-  free_block* head[classes + 1];
-  std::uint64_t filled[words];  // bit k-1: head[k] is not empty
-  std::size_t held;             // bytes in the lists
-  std::size_t cursor;           // where the next eviction starts looking (class - 1)
-  std::uint8_t state;
+  free_block* head[classes + 1]{};
+  std::uint64_t filled[words]{};  // bit k-1: head[k] is not empty
+  std::size_t held{};             // bytes in the lists
+  std::size_t cursor{};           // where the next eviction starts looking (class - 1)
+  std::uint8_t state{};
   node_cache_list::entry entry{nullptr, &release_mine, &held_mine, &set_disabled_mine};
 
   // Node sizes are rounded up to this (leaf_node::bytes and the others).
