@@ -4,7 +4,8 @@
 #include <algorithm>
 #include <new>
 
-#include "graph.hpp"
+#include "kernel_support.hpp"
+#include "registry.hpp"
 #include "tseq/detail/checked.hpp"
 
 namespace tseq::onnx {
