@@ -2,6 +2,8 @@
 
 #include "kernel_support.hpp"
 
+#include "../indices.hpp"
+
 #include "tseq/detail/checked.hpp"
 #include "tseq/onnx/proto.hpp"
 
@@ -77,11 +79,7 @@ std::vector<std::int64_t> int_list(const Tensor& t, const char* what) {
     throw TypeError(std::string(what) + " must be an int32 or int64 tensor, got " + dtype_name(t.dtype()));
   }
   check_host(t, what);
-  std::vector<std::int64_t> r(t.size());
-  for (std::size_t i = 0; i < r.size(); ++i) {
-    r[i] = t.dtype() == DataType::Int64 ? t.value<std::int64_t>(i) : t.value<std::int32_t>(i);
-  }
-  return r;
+  return tseq::detail::int64_values(t);
 }
 
 DataType sequence_empty_dtype(const Node& n) {

@@ -1,6 +1,7 @@
 // The sequence operators (Sequence*, SplitToSequence, ConcatFromSequence): their kernels and
 // registry records.
 
+#include "../split_plan.hpp"
 #include "kernel_support.hpp"
 #include "registry.hpp"
 #include "tseq/detail/checked.hpp"
@@ -49,34 +50,10 @@ Values split_to_sequence(const Node& n, Inputs& in, const Scope&, Context& cx) {
   const std::int64_t axis = int_attribute(n, "axis", 0);
   const std::int64_t keepdims = int_attribute(n, "keepdims", 1);
   // Limits first: how many pieces, and what they cost, before anything is made.
-  const Shape& s = x.shape();
-  if (s.rank() > 0 && axis >= -static_cast<std::int64_t>(s.rank()) && axis < static_cast<std::int64_t>(s.rank())) {
-    const std::int64_t dim = s[static_cast<std::size_t>(axis < 0 ? axis + static_cast<std::int64_t>(s.rank()) : axis)];
-    std::int64_t pieces = dim;
-    if (split && split->rank() <= 1 && split->device().is_host_readable() &&
-        (split->dtype() == DataType::Int64 || split->dtype() == DataType::Int32)) {
-      if (split->rank() == 1) {
-        pieces = static_cast<std::int64_t>(split->size());
-      } else if (split->size() == 1) {
-        const std::int64_t c = int_list(*split, "SplitToSequence split")[0];
-        if (c > 0) pieces = dim / c + (dim % c != 0 ? 1 : 0);
-      }
-    }
-    cx.check_sequence(pieces, "SplitToSequence");
-    const std::int64_t payload =
-        tseq::detail::checked_mul(static_cast<std::int64_t>(x.size()), static_cast<std::int64_t>(dtype_size(x.dtype())),
-                                  "SplitToSequence", "the pieces' bytes");
-    // Each piece is a block of its own: a header (TensorStorage::header_bytes) and its part of
-    // the payload with the colour slack, which summed stays within slack_bound(payload).
-    constexpr auto header = static_cast<std::int64_t>(tseq::detail::TensorStorage::header_bytes());
-    const auto slack =
-        static_cast<std::int64_t>(tseq::detail::TensorStorage::slack_bound(static_cast<std::size_t>(payload)));
-    const std::int64_t headers = tseq::detail::checked_mul(pieces, header, "SplitToSequence", "the pieces' bytes");
-    const std::int64_t blocks = tseq::detail::checked_add(payload, slack, "SplitToSequence", "the pieces' bytes");
-    cx.check_run_bytes(tseq::detail::checked_add(headers, blocks, "SplitToSequence", "the pieces' bytes"),
-                       "SplitToSequence");
-  }
-  return one(ops::split_to_sequence(x, split, axis, keepdims, cx.resource));
+  const tseq::detail::SplitPlan plan = tseq::detail::split_plan(x, split, axis, keepdims);
+  cx.check_sequence(plan.count, "SplitToSequence");
+  cx.check_run_bytes(tseq::detail::split_bytes(x, plan), "SplitToSequence");
+  return one(tseq::detail::split_pieces(x, plan, cx.resource));
 }
 
 Values concat_from_sequence(const Node& n, Inputs& in, const Scope&, Context& cx) {

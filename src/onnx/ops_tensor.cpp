@@ -7,6 +7,7 @@
 
 #include <Eigen/Core>
 
+#include "../indices.hpp"
 #include "kernel_support.hpp"
 #include "registry.hpp"
 #include "tseq/detail/checked.hpp"
@@ -186,7 +187,6 @@ Values slice(const Node& n, Inputs& in, const Scope&, Context& cx) {
     ends = list("ends");
     axes = list("axes");
   }
-  const auto r = static_cast<std::int64_t>(data.rank());
   if (starts.size() != ends.size()) throw ShapeError("Slice: starts and ends have different lengths");
   if (axes.empty()) {
     for (std::size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<std::int64_t>(i));
@@ -199,13 +199,7 @@ Values slice(const Node& n, Inputs& in, const Scope&, Context& cx) {
   std::vector<std::int64_t> step(data.rank(), 1);
   std::vector<std::int64_t> dims(data.shape().begin(), data.shape().end());
   for (std::size_t i = 0; i < axes.size(); ++i) {
-    std::int64_t ax = axes[i];
-    if (ax < -r || ax >= r) {
-      throw IndexError("Slice: axis " + std::to_string(ax) + " is out of range [" + std::to_string(-r) + ", " +
-                       std::to_string(r - 1) + "]");
-    }
-    if (ax < 0) ax += r;
-    const auto a = static_cast<std::size_t>(ax);
+    const std::size_t a = tseq::detail::normalize_axis("Slice", axes[i], data.rank());
     const std::int64_t dim = data.shape()[a];
     const std::int64_t s = steps[i];
     if (s == 0) throw Error("Slice: step 0 is invalid");
@@ -256,13 +250,8 @@ Values unsqueeze(const Node& n, Inputs& in, const Scope&, Context& cx) {
     throw Error("Unsqueeze: the result would have rank " + std::to_string(r) + ", over tseq::onnx's max_rank of " +
                 std::to_string(max_rank));
   }
-  for (auto& a : axes) {
-    if (a < -r || a >= r) {
-      throw IndexError("Unsqueeze: axis " + std::to_string(a) + " is out of range [" + std::to_string(-r) + ", " +
-                       std::to_string(r - 1) + "]");
-    }
-    if (a < 0) a += r;
-  }
+  for (auto& a : axes)
+    a = static_cast<std::int64_t>(tseq::detail::normalize_axis("Unsqueeze", a, static_cast<std::size_t>(r)));
   std::sort(axes.begin(), axes.end());
   if (std::adjacent_find(axes.begin(), axes.end()) != axes.end()) throw Error("Unsqueeze: repeated axis");
   std::vector<std::int64_t> dims;
