@@ -14,6 +14,16 @@
 
 namespace tseq::detail {
 
+// Throws IndexError "<op>: <value> is out of range [lo, hi]", followed by " for <of>" when `of`
+// is given; `value` names the value ("axis -3", "position 7").
+[[noreturn]] inline void throw_out_of_range(std::string_view op, const std::string& value, std::int64_t lo,
+                                            std::int64_t hi, const std::string& of = {}) {
+  std::string m =
+      std::string(op) + ": " + value + " is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+  if (!of.empty()) m += " for " + of;
+  throw IndexError(m);
+}
+
 // `axis` normalised against [-count, count - 1]. Throws IndexError "op: axis A is out of range
 // [-c, c - 1]", followed by " for <about>" when `about` is given ("... is invalid: there is no
 // axis in <about>" when count is 0 and `about` is given). O(1).
@@ -21,11 +31,11 @@ namespace tseq::detail {
                                                 const std::string& about = {}) {
   const auto c = static_cast<std::int64_t>(count);
   if (axis < -c || axis >= c) {
-    std::string m = std::string(op) + ": axis " + std::to_string(axis);
-    if (count == 0 && !about.empty()) throw IndexError(m + " is invalid: there is no axis in " + about);
-    m += " is out of range [" + std::to_string(-c) + ", " + std::to_string(c - 1) + "]";
-    if (!about.empty()) m += " for " + about;
-    throw IndexError(m);
+    const std::string value = "axis " + std::to_string(axis);
+    if (count == 0 && !about.empty()) {
+      throw IndexError(std::string(op) + ": " + value + " is invalid: there is no axis in " + about);
+    }
+    throw_out_of_range(op, value, -c, c - 1, about);
   }
   return static_cast<std::size_t>(axis < 0 ? axis + c : axis);
 }

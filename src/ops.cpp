@@ -31,8 +31,7 @@ std::size_t resolve(const char* op, std::int64_t p, std::size_t n, bool allow_en
       throw IndexError(std::string(op) + ": " + value + " is out of range for an empty sequence" +
                        (allow_end ? " (only 0 is valid)" : " (no position is valid)"));
     }
-    throw IndexError(std::string(op) + ": " + value + " is out of range [" + std::to_string(-sn) + ", " +
-                     std::to_string(hi) + "] for a sequence of " + tensors(n));
+    detail::throw_out_of_range(op, value, -sn, hi, "a sequence of " + tensors(n));
   }
   return static_cast<std::size_t>(p < 0 ? p + sn : p);
 }

@@ -91,6 +91,12 @@ DataType sequence_empty_dtype(const Node& n) {
   return static_cast<DataType>(d);
 }
 
+ValueType type_of(const Value& v) {
+  if (v.is_tensor()) return ValueType::tensor(v.tensor().dtype());
+  if (v.is_sequence()) return ValueType::sequence(v.sequence().dtype());
+  return v.optional().type;
+}
+
 Values one(Value v) {
   Values r;
   r.push_back(std::move(v));

@@ -25,6 +25,8 @@ void check_host(const Tensor& t, const std::string& what);
 [[nodiscard]] std::int64_t string_chars(const Tensor& t);
 [[nodiscard]] std::vector<std::int64_t> int_list(const Tensor& t, const char* what);
 [[nodiscard]] Values one(Value v);
+// The type of a value: a tensor's or sequence's element type, an optional's declared type. O(1).
+[[nodiscard]] ValueType type_of(const Value& v);
 // SequenceEmpty's dtype attribute (default float); TypeError naming the value if not 1..15.
 [[nodiscard]] DataType sequence_empty_dtype(const Node& n);
 

@@ -247,9 +247,9 @@ struct Compiler {
         info.type = from_proto(vi.type(), c.str() + ": input '" + escape_name(vi.name()) + "'");
         if (has_default) {
           const Value& init = initializers[initializer_at.at(s)].second;
-          if (!(ValueType::tensor(init.tensor().dtype()) == info.type)) {
+          if (!(type_of(init) == info.type)) {
             throw TypeError(c.str() + ": input '" + escape_name(vi.name()) + "' is declared " + to_string(info.type) +
-                            " but its initializer is " + to_string(ValueType::tensor(init.tensor().dtype())));
+                            " but its initializer is " + to_string(type_of(init)));
           }
         }
       } else if (top) {
@@ -519,7 +519,7 @@ void infer(Graph& g, const std::vector<MaybeType>& hints, const TypeScope* outer
   std::vector<std::string_view> name_of(g.slot_of.size());
   for (const auto& [name, s] : g.slot_of) name_of[static_cast<std::size_t>(s)] = name;
   for (const auto& [slot, v] : g.initializer_slots) {
-    scope.types.try_emplace(name_of[static_cast<std::size_t>(slot)], ValueType::tensor(v.tensor().dtype()));
+    scope.types.try_emplace(name_of[static_cast<std::size_t>(slot)], type_of(v));
   }
   std::vector<MaybeType> in;
   for (Node& n : g.nodes) {

@@ -13,8 +13,8 @@ Values optional(const Node& n, Inputs& in, const Scope&, Context&) {
   if (!in.empty() && in[0]) {
     Value v = std::move(*in[0]);
     if (v.is_optional()) throw TypeError("Optional: the input is already an optional");
-    const ValueType t = v.is_tensor() ? ValueType::optional(ValueType::Kind::Tensor, v.tensor().dtype())
-                                      : ValueType::optional(ValueType::Kind::Sequence, v.sequence().dtype());
+    const ValueType e = type_of(v);  // a tensor or a sequence: optionals are refused above
+    const ValueType t = ValueType::optional(e.kind, e.dtype);
     return one(OptionalValue{std::make_shared<const Value>(std::move(v)), t});
   }
   const auto* a = attribute(n, "type");
