@@ -438,6 +438,8 @@ struct Compiler {
     }
   }
 
+  // Slots of inputs, initializers, node inputs and outputs and graph outputs, and which outputs
+  // may be moved out of their slot.
   void assign_slots() {
     for (const auto& i : g->inputs) g->input_slots.push_back(slot(i.name));
     g->initializer_slots = std::move(initializers);

@@ -10,7 +10,7 @@ void CheckContext::fail(const std::string& what) const { throw Error(where() + "
 
 std::vector<MaybeType> first_output(const InferContext& c, MaybeType t) {
   std::vector<MaybeType> r(c.node.outputs.size());
-  if (!r.empty()) r[0] = std::move(t);
+  if (!r.empty()) r[0] = t;
   return r;
 }
 
