@@ -2,6 +2,7 @@
 
 #include "tseq/ops.hpp"
 
+#include "split_plan.hpp"
 #include "tseq/detail/checked.hpp"
 #include "type_checked_input.hpp"
 
@@ -30,8 +31,7 @@ std::size_t resolve(const char* op, std::int64_t p, std::size_t n, bool allow_en
       throw IndexError(std::string(op) + ": " + value + " is out of range for an empty sequence" +
                        (allow_end ? " (only 0 is valid)" : " (no position is valid)"));
     }
-    throw IndexError(std::string(op) + ": " + value + " is out of range [" + std::to_string(-sn) + ", " +
-                     std::to_string(hi) + "] for a sequence of " + tensors(n));
+    detail::throw_out_of_range(op, value, -sn, hi, "a sequence of " + tensors(n));
   }
   return static_cast<std::size_t>(p < 0 ? p + sn : p);
 }
@@ -53,18 +53,6 @@ std::size_t erase_index(const TensorSequence& s, const std::optional<Tensor>& po
   const bool defaulted = !position;
   const std::int64_t p = defaulted ? -1 : to_index(*position, "SequenceErase", "position");
   return resolve("SequenceErase", p, s.size(), false, defaulted);
-}
-
-// Normalises axis against [-count, count - 1].
-std::size_t resolve_axis(const char* op, std::int64_t axis, std::size_t count, const std::string& about) {
-  const auto c = static_cast<std::int64_t>(count);
-  if (axis < -c || axis >= c) {
-    throw IndexError(
-        std::string(op) + ": axis " + std::to_string(axis) +
-        (count == 0 ? " is invalid: there is no axis in " + about
-                    : " is out of range [" + std::to_string(-c) + ", " + std::to_string(c - 1) + "] for " + about));
-  }
-  return static_cast<std::size_t>(axis < 0 ? axis + c : axis);
 }
 
 // For each of `rows` rows: copies `width` elements from column src_col of a row-major
@@ -163,73 +151,27 @@ Tensor sequence_length(const TensorSequence& s, std::pmr::memory_resource* resou
 
 TensorSequence split_to_sequence(const Tensor& input, const std::optional<Tensor>& split, std::int64_t axis,
                                  std::int64_t keepdims, std::pmr::memory_resource* resource) {
-  const char* op = "SplitToSequence";
-  if (!input.device().is_host_readable()) detail::throw_not_host(op, "input", input.device());
-  if (split && !split->device().is_host_readable()) detail::throw_not_host(op, "split", split->device());
-  const Shape& shape = input.shape();
-  if (shape.rank() == 0) {
-    throw ShapeError(std::string(op) + ": the input is a scalar (shape []); it has no axis to split");
-  }
-  const std::size_t a = resolve_axis(op, axis, shape.rank(), "an input of shape " + to_string(shape));
-  const std::int64_t dim = shape[a];
+  return detail::split_pieces(input, detail::split_plan(input, split, axis, keepdims), resource);
+}
 
-  // The pieces along the axis: `count` of them, piece k of length_of(k). Uniform splits are not
-  // materialised (a [0, 10^8] input would otherwise need 800 MB of lengths).
-  std::vector<std::int64_t> lengths;  // a 1-D split's entries
-  std::int64_t chunk = 1;             // the length of every piece but maybe the last
-  std::int64_t count = dim;
-  bool drop_axis = false;
-  if (!split) {
-    drop_axis = keepdims == 0;
-  } else {
-    const Tensor& sp = *split;
-    if (sp.dtype() != DataType::Int64 && sp.dtype() != DataType::Int32) {
-      throw TypeError(std::string(op) + ": split must be an int32 or int64 tensor, got " + dtype_name(sp.dtype()));
-    }
-    if (sp.rank() > 1) {
-      throw ShapeError(std::string(op) + ": split must be a scalar or 1-D, got shape " + to_string(sp.shape()));
-    }
-    std::vector<std::int64_t> v(sp.size());
-    for (std::size_t i = 0; i < v.size(); ++i) {
-      v[i] = sp.dtype() == DataType::Int64 ? sp.value<std::int64_t>(i) : sp.value<std::int32_t>(i);
-    }
-    if (sp.rank() == 0) {
-      if (v[0] <= 0) {
-        throw ShapeError(std::string(op) + ": scalar split " + std::to_string(v[0]) + " must be > 0");
-      }
-      chunk = v[0];
-      count = dim / chunk + (dim % chunk != 0 ? 1 : 0);
-    } else {
-      std::int64_t sum = 0;
-      for (std::size_t i = 0; i < v.size(); ++i) {
-        if (v[i] < 0) {
-          throw ShapeError(std::string(op) + ": split entry " + std::to_string(i) + " is " + std::to_string(v[i]) +
-                           "; entries must be >= 0");
-        }
-        sum = detail::checked_add(sum, v[i], op, "the sum of the split entries");
-      }
-      if (v.empty() && dim != 0) {
-        throw ShapeError(std::string(op) + ": split is empty but axis " + std::to_string(a) + " has length " +
-                         std::to_string(dim));
-      }
-      if (sum != dim) {
-        throw ShapeError(std::string(op) + ": split entries sum to " + std::to_string(sum) + " but axis " +
-                         std::to_string(a) + " of shape " + to_string(shape) + " has length " + std::to_string(dim));
-      }
-      lengths = std::move(v);
-      count = static_cast<std::int64_t>(lengths.size());
-    }
-  }
-  auto length_of = [&](std::int64_t k) {
-    if (!lengths.empty()) return lengths[static_cast<std::size_t>(k)];
-    return std::min(chunk, dim - k * chunk);  // k * chunk < dim: no overflow
-  };
+}  // namespace tseq::ops
+
+namespace tseq::detail {
+
+TensorSequence split_pieces(const Tensor& input, const SplitPlan& plan, std::pmr::memory_resource* resource) {
+  const char* op = "SplitToSequence";
+  const Shape& shape = input.shape();
+  const std::size_t a = plan.axis;
+  const std::int64_t dim = plan.dim;
+  const std::int64_t count = plan.count;
+  const bool drop_axis = plan.drop_axis;
+  auto length_of = [&](std::int64_t k) { return plan.length_of(k); };
 
   // Row-major block copies; with no elements there is nothing to copy (and the products of
   // the other dims, which may be huge, are not needed).
   const bool empty = input.size() == 0;
-  const Index outer = empty ? 0 : detail::checked_product(shape.dims().subspan(0, a), op, "the input's size");
-  const Index inner = empty ? 0 : detail::checked_product(shape.dims().subspan(a + 1), op, "the input's size");
+  const Eigen::Index outer = empty ? 0 : checked_product(shape.dims().subspan(0, a), op, "the input's size");
+  const Eigen::Index inner = empty ? 0 : checked_product(shape.dims().subspan(a + 1), op, "the input's size");
   TensorSequence::container_type::builder out;
   visit_dtype(input.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -239,14 +181,19 @@ TensorSequence split_to_sequence(const Tensor& input, const std::optional<Tensor
       const std::int64_t len = length_of(k);
       TensorBuffer piece(input.dtype(), drop_axis ? shape.removed(a) : shape.with(a, len), resource);
       if (!empty) {
-        copy_columns(src, dim * inner, start * inner, piece.values<T>().data(), len * inner, 0, outer, len * inner);
+        ops::copy_columns(src, dim * inner, start * inner, piece.values<T>().data(), len * inner, 0, outer,
+                          len * inner);
       }
       out.push_back(std::move(piece).freeze());
       start += len;
     }
   });
-  return access::make(input.dtype(), std::move(out).persistent());
+  return sequence_access::make(input.dtype(), std::move(out).persistent());
 }
+
+}  // namespace tseq::detail
+
+namespace tseq::ops {
 
 Tensor concat_from_sequence(const TensorSequence& s, std::int64_t axis, std::int64_t new_axis,
                             std::pmr::memory_resource* resource) {
@@ -260,7 +207,7 @@ Tensor concat_from_sequence(const TensorSequence& s, std::int64_t axis, std::int
   const Shape& first = s[0].shape();
   const std::size_t r = first.rank();
   const bool stack = new_axis == 1;
-  const std::size_t a = resolve_axis(
+  const std::size_t a = detail::normalize_axis(
       op, axis, stack ? r + 1 : r,
       stack ? "stacking tensors of rank " + std::to_string(r) + " (output rank " + std::to_string(r + 1) + ")"
             : "tensors of shape " + to_string(first));

@@ -2,6 +2,7 @@
 
 #include "tseq/sequence.hpp"
 
+#include "indices.hpp"
 #include "type_checked_input.hpp"
 
 #include <algorithm>
@@ -40,10 +41,10 @@ TensorSequence::TensorSequence(DataType dtype, container_type tensors)
 
 void TensorSequence::check_index(const char* op, size_type i) const {
   if (i >= size()) {
-    throw IndexError(std::string("TensorSequence::") + op + ": index " + std::to_string(i) +
-                     (empty() ? std::string(" on an empty sequence")
-                              : " is out of range [0, " + std::to_string(size() - 1) + "] for a sequence of " +
-                                    std::to_string(size()) + " tensors"));
+    const std::string where = std::string("TensorSequence::") + op;
+    if (empty()) throw IndexError(where + ": index " + std::to_string(i) + " on an empty sequence");
+    detail::throw_out_of_range(where, "index " + std::to_string(i), 0, static_cast<std::int64_t>(size() - 1),
+                               "a sequence of " + std::to_string(size()) + " tensors");
   }
 }
 
@@ -72,9 +73,8 @@ using unchecked = detail::rrb_unchecked;
 
 void check_position(const char* op, std::size_t i, std::size_t n) {
   if (i > n) {
-    throw IndexError(std::string("TensorSequence::") + op + ": position " + std::to_string(i) +
-                     " is out of range [0, " + std::to_string(n) + "] for a sequence of " + std::to_string(n) +
-                     " tensors");
+    detail::throw_out_of_range(std::string("TensorSequence::") + op, "position " + std::to_string(i), 0,
+                               static_cast<std::int64_t>(n), "a sequence of " + std::to_string(n) + " tensors");
   }
 }
 

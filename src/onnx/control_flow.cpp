@@ -1,13 +1,17 @@
-// Control flow: If, Loop and SequenceMap. Subgraphs run through call() (run.cpp), with the
-// enclosing scope as their parent.
+// Control flow: If, Loop and SequenceMap, their kernels and registry records. Subgraphs run
+// through call() (run.cpp), with the enclosing scope as their parent.
 
+#include <algorithm>
 #include <limits>
 
-#include "graph.hpp"
+#include "kernel_support.hpp"
+#include "registry.hpp"
 #include "tseq/detail/checked.hpp"
 #include "tseq/ops.hpp"
 
 namespace tseq::onnx::detail {
+
+namespace {
 
 Values run_if(const Node& n, Inputs& in, const Scope& scope, Context& cx) {
   const bool c = bool_scalar(tensor_input(in, 0), "If cond");
@@ -126,6 +130,108 @@ Values run_sequence_map(const Node& n, Inputs& in, const Scope& scope, Context& 
     result.emplace_back(TensorSequence(body.outputs[k].type.dtype, std::move(outs[k]).persistent()));
   }
   return result;
+}
+
+// ---- checks and type inference ----
+
+// Throws unless subgraph `graph` has `inputs` inputs and `outputs` outputs.
+void body_arity(const CheckContext& c, const char* graph, std::size_t inputs, std::size_t outputs, const char* why) {
+  const Graph& b = *c.node.subgraphs.at(graph);
+  if (b.inputs.size() != inputs || b.outputs.size() != outputs) {
+    c.fail("its '" + std::string(graph) + "' graph has " + std::to_string(b.inputs.size()) + " inputs and " +
+           std::to_string(b.outputs.size()) + " outputs; " + why + " it needs " + std::to_string(inputs) + " and " +
+           std::to_string(outputs));
+  }
+}
+
+std::size_t outputs_of(const CheckContext& c) { return static_cast<std::size_t>(c.proto.output_size()); }
+
+void check_if(const CheckContext& c) {
+  const std::size_t outs = outputs_of(c);
+  const Graph& t = *c.node.subgraphs.at("then_branch");
+  const Graph& e = *c.node.subgraphs.at("else_branch");
+  if (t.outputs.size() != outs || e.outputs.size() != outs) {
+    c.fail("its branches have " + std::to_string(t.outputs.size()) + " and " + std::to_string(e.outputs.size()) +
+           " outputs; the node has " + std::to_string(outs));
+  }
+}
+
+void check_loop(const CheckContext& c) {
+  const std::size_t outs = outputs_of(c);
+  const auto carried = static_cast<std::size_t>(std::max(c.given, 2) - 2);
+  if (outs < carried) c.fail("has " + std::to_string(carried) + " loop-carried inputs but fewer outputs");
+  body_arity(c, "body", 2 + carried, 1 + outs, "with its loop-carried values and outputs");
+}
+
+void check_sequence_map(const CheckContext& c) {
+  body_arity(c, "body", static_cast<std::size_t>(c.given), outputs_of(c), "for the node's inputs and outputs");
+}
+
+std::vector<MaybeType> if_types(const InferContext& c) {
+  const Graph& t = c.infer_sub("then_branch", {});
+  (void)c.infer_sub("else_branch", {});
+  std::vector<MaybeType> r(c.node.outputs.size());
+  for (std::size_t k = 0; k < r.size(); ++k) r[k] = t.outputs[k].type;
+  return r;
+}
+
+std::vector<MaybeType> loop_types(const InferContext& c) {
+  std::vector<MaybeType> hints = {ValueType::tensor(DataType::Int64), ValueType::tensor(DataType::Bool)};
+  for (std::size_t j = 2; j < c.node.inputs.size(); ++j) hints.push_back(c.input(j));
+  const Graph& body = c.infer_sub("body", hints);
+  const std::size_t carried = hints.size() - 2;
+  std::vector<MaybeType> r(c.node.outputs.size());
+  for (std::size_t k = 0; k < r.size(); ++k) {
+    const ValueType& b = body.outputs[1 + k].type;
+    r[k] = k < carried ? b : ValueType::tensor(b.dtype);
+  }
+  return r;
+}
+
+std::vector<MaybeType> sequence_map_types(const InferContext& c) {
+  std::vector<MaybeType> hints;
+  for (std::size_t j = 0; j < c.node.inputs.size(); ++j) {
+    const auto t = c.input(j);
+    hints.push_back(t && t->kind == ValueType::Kind::Sequence ? element_tensor(t) : t);
+  }
+  const Graph& body = c.infer_sub("body", hints);
+  std::vector<MaybeType> r(c.node.outputs.size());
+  for (std::size_t k = 0; k < r.size(); ++k) r[k] = ValueType::sequence(body.outputs[k].type.dtype);
+  return r;
+}
+
+}  // namespace
+
+const std::vector<OpInfo>& control_flow_ops() {
+  static const std::vector<OpInfo> ops = {
+      {.name = "If",
+       .kernel = run_if,
+       .min_inputs = 1,
+       .max_inputs = 1,
+       .required_graphs = {"then_branch", "else_branch"},
+       .check = check_if,
+       .infer = if_types,
+       .one_output = false},
+      {.name = "Loop",
+       .kernel = run_loop,
+       .min_inputs = 2,
+       .max_inputs = kAnyInputs,
+       .optional_inputs = {0, 1},
+       .required_graphs = {"body"},
+       .check = check_loop,
+       .infer = loop_types,
+       .one_output = false},
+      {.name = "SequenceMap",
+       .since = 17,
+       .kernel = run_sequence_map,
+       .min_inputs = 1,
+       .max_inputs = kAnyInputs,
+       .required_graphs = {"body"},
+       .check = check_sequence_map,
+       .infer = sequence_map_types,
+       .one_output = false},
+  };
+  return ops;
 }
 
 }  // namespace tseq::onnx::detail

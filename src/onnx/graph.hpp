@@ -2,8 +2,9 @@
 
 // The executor's internal model (not installed): a checked graph whose nodes carry the kernel
 // resolved at load time, the run context every kernel sees, and the helpers kernels share.
-// load.cpp builds Graphs; run.cpp runs them; kernels.cpp and control_flow.cpp hold the
-// operators and the kernel table. Control flow reaches subgraphs only through call() (run.cpp).
+// load.cpp builds Graphs; run.cpp runs them; registry.hpp holds the operator records, beside
+// their kernels in ops_*.cpp and control_flow.cpp (helpers in kernel_support.hpp). Control flow reaches subgraphs only
+// through call() (run.cpp).
 
 #include <atomic>
 #include <chrono>
@@ -38,25 +39,7 @@ using Values = boost::container::small_vector<Value, 2>;
 // (subgraphs read outer values through it) and the run context.
 using Kernel = Values (*)(const Node& n, Inputs& in, const Scope& scope, Context& cx);
 
-// What the loader checks of an operator, and the kernel it runs.
-struct OpInfo {
-  std::string_view name;
-  Kernel kernel;
-  int min_inputs;
-  int max_inputs;                    // -1: any number
-  std::vector<int> optional_inputs;  // positions below min_inputs that may be ""
-  std::vector<std::string_view> required_attributes;
-  std::vector<std::string_view> required_graphs;  // graph attributes (If, Loop, SequenceMap)
-};
-
-// Default-domain opsets tseq loads (ONNX's sequence conformance cases use 11 to 25).
-constexpr int kMinOpset = 1;
-constexpr int kMaxOpset = 25;
-
-// The operator `op` of the default domain at `opset`, or nullptr if tseq does not run it there.
-const OpInfo* find_op(std::string_view op, int opset);
-// True if tseq runs `op` at some opset.
-bool known_op(std::string_view op);
+struct OpInfo;  // registry.hpp
 
 // Names are views into the model's protobuf, which every Graph keeps alive (Graph::model): a
 // node costs a few hundred bytes however long its names are, and messages are built only when
@@ -158,27 +141,5 @@ Values run_graph(const Graph& g, Scope& scope, Context& cx);
 // Rethrows the current exception with `prefix` before its message, keeping its tseq class
 // (std::bad_alloc becomes an Error saying the run is out of memory).
 [[noreturn]] void rethrow_with(const std::string& prefix);
-
-// ---- helpers kernels share (kernels.cpp) ----
-const ::onnx::AttributeProto* attribute(const Node& n, std::string_view name);
-std::int64_t int_attribute(const Node& n, std::string_view name, std::optional<std::int64_t> fallback);
-const Graph& subgraph(const Node& n, const std::string& name);
-Value& required(Inputs& in, std::size_t j);
-const Tensor& tensor_input(Inputs& in, std::size_t j);
-std::optional<Tensor> optional_tensor(Inputs& in, std::size_t j);
-TensorSequence take_sequence(Inputs& in, std::size_t j);
-void check_host(const Tensor& t, const std::string& what);
-bool bool_scalar(const Tensor& t, const char* what);
-// The characters of a host string tensor's elements (0 for other tensors). O(elements).
-std::int64_t string_chars(const Tensor& t);
-std::vector<std::int64_t> int_list(const Tensor& t, const char* what);
-Values one(Value v);
-// SequenceEmpty's dtype attribute (default float); TypeError naming the value if not 1..15.
-DataType sequence_empty_dtype(const Node& n);
-
-// ---- control_flow.cpp ----
-Values run_if(const Node& n, Inputs& in, const Scope& scope, Context& cx);
-Values run_loop(const Node& n, Inputs& in, const Scope& scope, Context& cx);
-Values run_sequence_map(const Node& n, Inputs& in, const Scope& scope, Context& cx);
 
 }  // namespace tseq::onnx::detail

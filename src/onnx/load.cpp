@@ -7,7 +7,8 @@
 #include <new>
 #include <queue>
 
-#include "graph.hpp"
+#include "kernel_support.hpp"
+#include "registry.hpp"
 #include "tseq/onnx/proto.hpp"
 #include "wire.hpp"
 
@@ -168,47 +169,10 @@ void check_node(const Node& n, const ::onnx::NodeProto& np, const Ctx& c) {
     if (!n.subgraphs.contains(std::string(g))) c.fail(n, "graph attribute '" + std::string(g) + "' is required");
   }
   if (np.output_size() == 0 || np.output(0).empty()) c.fail(n, "the node has no output");
-  if (n.op == "Constant") {
-    int values = 0;
-    for (const auto& a : np.attribute()) {
-      if (a.name() == "sparse_value") c.fail(n, "sparse_value is not supported (sparse tensors)");
-      if (a.name().rfind("value", 0) == 0) ++values;
-    }
-    if (values != 1) {
-      c.fail(n, "needs exactly one value attribute (value, value_float(s), value_int(s), value_string(s)), got " +
-                    std::to_string(values));
-    }
-  }
-  if (n.op == "SequenceEmpty") {
-    try {
-      (void)sequence_empty_dtype(n);
-    } catch (const TypeError& e) {
-      throw TypeError(c.str() + ": " + n.label() + ": " + e.what());
-    }
-  }
-  auto body_arity = [&](const char* graph, std::size_t inputs, std::size_t outputs, const char* why) {
-    const Graph& b = *n.subgraphs.at(graph);
-    if (b.inputs.size() != inputs || b.outputs.size() != outputs) {
-      c.fail(n, "its '" + std::string(graph) + "' graph has " + std::to_string(b.inputs.size()) + " inputs and " +
-                    std::to_string(b.outputs.size()) + " outputs; " + why + " it needs " + std::to_string(inputs) +
-                    " and " + std::to_string(outputs));
-    }
-  };
+  // The operator's own checks, then its output count.
+  if (op.check != nullptr) op.check(CheckContext{n, np, given, [&] { return c.str() + ": " + n.label(); }});
   const auto outs = static_cast<std::size_t>(np.output_size());
-  if (n.op == "Loop") {
-    const auto carried = static_cast<std::size_t>(std::max(given, 2) - 2);
-    if (outs < carried) c.fail(n, "has " + std::to_string(carried) + " loop-carried inputs but fewer outputs");
-    body_arity("body", 2 + carried, 1 + outs, "with its loop-carried values and outputs");
-  } else if (n.op == "If") {
-    const Graph& t = *n.subgraphs.at("then_branch");
-    const Graph& e = *n.subgraphs.at("else_branch");
-    if (t.outputs.size() != outs || e.outputs.size() != outs) {
-      c.fail(n, "its branches have " + std::to_string(t.outputs.size()) + " and " + std::to_string(e.outputs.size()) +
-                    " outputs; the node has " + std::to_string(outs));
-    }
-  } else if (n.op == "SequenceMap") {
-    body_arity("body", static_cast<std::size_t>(given), outs, "for the node's inputs and outputs");
-  } else if (outs != 1) {
+  if (op.one_output && outs != 1) {
     c.fail(n, "has " + std::to_string(outs) + " outputs; " + std::string(n.op) + " has one");
   }
 }
@@ -283,9 +247,9 @@ struct Compiler {
         info.type = from_proto(vi.type(), c.str() + ": input '" + escape_name(vi.name()) + "'");
         if (has_default) {
           const Value& init = initializers[initializer_at.at(s)].second;
-          if (!(ValueType::tensor(init.tensor().dtype()) == info.type)) {
+          if (!(type_of(init) == info.type)) {
             throw TypeError(c.str() + ": input '" + escape_name(vi.name()) + "' is declared " + to_string(info.type) +
-                            " but its initializer is " + to_string(ValueType::tensor(init.tensor().dtype())));
+                            " but its initializer is " + to_string(type_of(init)));
           }
         }
       } else if (top) {
@@ -474,6 +438,8 @@ struct Compiler {
     }
   }
 
+  // Slots of inputs, initializers, node inputs and outputs and graph outputs, and which outputs
+  // may be moved out of their slot.
   void assign_slots() {
     for (const auto& i : g->inputs) g->input_slots.push_back(slot(i.name));
     g->initializer_slots = std::move(initializers);
@@ -510,8 +476,6 @@ std::shared_ptr<Graph> compile(const ::onnx::GraphProto& gp, Loader& L, const Ct
 
 // ---- types ---------------------------------------------------------------------------------------
 
-using MaybeType = std::optional<ValueType>;
-
 struct TypeScope {
   std::unordered_map<std::string_view, ValueType> types;
   const TypeScope* parent = nullptr;
@@ -524,81 +488,21 @@ struct TypeScope {
   }
 };
 
-MaybeType element_tensor(const MaybeType& seq) {
-  if (!seq || seq->kind != ValueType::Kind::Sequence) return std::nullopt;
-  return ValueType::tensor(seq->dtype);
-}
-
 void infer(Graph& g, const std::vector<MaybeType>& hints, const TypeScope* outer, const Ctx& c, const Loader& L);
 
-// The types of node n's outputs, from its inputs' types (and its subgraphs', inferred first).
+// The types of node n's outputs, from its inputs' types (and its subgraphs', inferred first),
+// by the operator's record.
 std::vector<MaybeType> output_types(Node& n, const std::vector<MaybeType>& in, const TypeScope& scope, const Ctx& c,
                                     const Loader& L) {
-  const std::string_view op = n.op;
-  const std::size_t outs = n.outputs.size();
-  std::vector<MaybeType> r(outs);
-  auto input = [&](std::size_t j) { return j < in.size() ? in[j] : MaybeType{}; };
   // Infers subgraph `attr` of n, with its inputs' types from `hints` where undeclared.
-  auto infer_sub = [&](const char* attr, const std::vector<MaybeType>& hints) -> Graph& {
+  auto infer_sub = [&](const char* attr, const std::vector<MaybeType>& hints) -> const Graph& {
     Graph& sg = *n.subgraphs.at(attr);
     const Ctx sub{&c, {}, &n, attr, sg.name};
     infer(sg, hints, &scope, sub, L);
     return sg;
   };
-  if (op == "Identity" || op == "SequenceInsert" || op == "SequenceErase" || op == "Add" || op == "Slice" ||
-      op == "Unsqueeze") {
-    r[0] = input(0);
-  } else if (op == "Not" || op == "OptionalHasElement") {
-    r[0] = ValueType::tensor(DataType::Bool);
-  } else if (op == "Shape" || op == "SequenceLength") {
-    r[0] = ValueType::tensor(DataType::Int64);
-  } else if (op == "SequenceEmpty") {
-    r[0] = ValueType::sequence(sequence_empty_dtype(n));  // checked by check_node
-  } else if (op == "SequenceConstruct" || op == "SplitToSequence") {
-    if (auto t = input(0); t && t->kind == ValueType::Kind::Tensor) r[0] = ValueType::sequence(t->dtype);
-  } else if (op == "SequenceAt" || op == "ConcatFromSequence") {
-    r[0] = element_tensor(input(0));
-  } else if (op == "Constant") {
-    for (const auto& a : n.proto->attribute()) {
-      const std::string_view k = a.name();
-      if (k == "value") r[0] = ValueType::tensor(static_cast<DataType>(a.t().data_type()));
-      if (k == "value_float" || k == "value_floats") r[0] = ValueType::tensor(DataType::Float);
-      if (k == "value_int" || k == "value_ints") r[0] = ValueType::tensor(DataType::Int64);
-      if (k == "value_string" || k == "value_strings") r[0] = ValueType::tensor(DataType::String);
-    }
-  } else if (op == "Optional") {
-    if (auto t = input(0); t && t->kind != ValueType::Kind::Optional) {
-      r[0] = ValueType::optional(t->kind, t->dtype);
-    } else if (const auto* a = attribute(n, "type"); a != nullptr && (n.inputs.empty() || n.inputs[0].empty())) {
-      const ValueType e = from_proto(a->tp(), c.str() + ": " + n.label() + " attribute 'type'");
-      r[0] = ValueType::optional(e.kind, e.dtype);
-    }
-  } else if (op == "OptionalGetElement") {
-    if (auto t = input(0)) {
-      r[0] = t->kind == ValueType::Kind::Optional ? ValueType{t->optional_of, t->dtype, ValueType::Kind::Tensor} : *t;
-    }
-  } else if (op == "If") {
-    const Graph& t = infer_sub("then_branch", {});
-    (void)infer_sub("else_branch", {});
-    for (std::size_t k = 0; k < outs; ++k) r[k] = t.outputs[k].type;
-  } else if (op == "Loop") {
-    std::vector<MaybeType> hints = {ValueType::tensor(DataType::Int64), ValueType::tensor(DataType::Bool)};
-    for (std::size_t j = 2; j < n.inputs.size(); ++j) hints.push_back(input(j));
-    const Graph& body = infer_sub("body", hints);
-    const std::size_t carried = hints.size() - 2;
-    for (std::size_t k = 0; k < outs; ++k) {
-      const ValueType& b = body.outputs[1 + k].type;
-      r[k] = k < carried ? b : ValueType::tensor(b.dtype);
-    }
-  } else if (op == "SequenceMap") {
-    std::vector<MaybeType> hints;
-    for (std::size_t j = 0; j < n.inputs.size(); ++j) {
-      const auto t = input(j);
-      hints.push_back(t && t->kind == ValueType::Kind::Sequence ? element_tensor(t) : t);
-    }
-    const Graph& body = infer_sub("body", hints);
-    for (std::size_t k = 0; k < outs; ++k) r[k] = ValueType::sequence(body.outputs[k].type.dtype);
-  }
+  std::vector<MaybeType> r = n.info->infer(InferContext{n, in, infer_sub, [&] { return c.str() + ": " + n.label(); }});
+  r.resize(n.outputs.size());
   return r;
 }
 
@@ -617,7 +521,7 @@ void infer(Graph& g, const std::vector<MaybeType>& hints, const TypeScope* outer
   std::vector<std::string_view> name_of(g.slot_of.size());
   for (const auto& [name, s] : g.slot_of) name_of[static_cast<std::size_t>(s)] = name;
   for (const auto& [slot, v] : g.initializer_slots) {
-    scope.types.try_emplace(name_of[static_cast<std::size_t>(slot)], ValueType::tensor(v.tensor().dtype()));
+    scope.types.try_emplace(name_of[static_cast<std::size_t>(slot)], type_of(v));
   }
   std::vector<MaybeType> in;
   for (Node& n : g.nodes) {

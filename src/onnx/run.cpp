@@ -4,7 +4,8 @@
 #include <algorithm>
 #include <new>
 
-#include "graph.hpp"
+#include "kernel_support.hpp"
+#include "registry.hpp"
 #include "tseq/detail/checked.hpp"
 
 namespace tseq::onnx {
@@ -237,15 +238,7 @@ Values run_graph(const Graph& g, Scope& scope, Context& cx) {
 
 }  // namespace detail
 
-namespace {
-
-ValueType type_of(const Value& v) {
-  if (v.is_tensor()) return ValueType::tensor(v.tensor().dtype());
-  if (v.is_sequence()) return ValueType::sequence(v.sequence().dtype());
-  return v.optional().type;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 SessionOptions SessionOptions::untrusted() {
   SessionOptions o;
@@ -292,7 +285,7 @@ std::vector<Value> Session::run(std::vector<std::pair<std::string, Value>> feeds
       Value& v = feed.second;
       auto it = std::find_if(g.inputs.begin(), g.inputs.end(), [&](const ValueInfo& i) { return i.name == name; });
       if (it == g.inputs.end()) throw Error("'" + escape_name(name) + "' is not an input of the graph");
-      const ValueType got = type_of(v);
+      const ValueType got = detail::type_of(v);
       if (v.is_tensor() && v.tensor().rank() > max_rank) {
         throw Error("input '" + escape_name(name) + "' has rank " + std::to_string(v.tensor().rank()) +
                     ", over tseq::onnx's max_rank of " + std::to_string(max_rank));

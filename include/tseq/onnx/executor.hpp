@@ -2,8 +2,7 @@
 
 /// @file
 /// A small ONNX graph executor that uses tseq values: enough operators to run ONNX's
-/// sequence conformance cases (the sequence operators, SequenceMap, Optional*, If, Loop,
-/// Identity, Constant, Add, Not, Shape, Slice, Unsqueeze).
+/// sequence conformance cases; supported_operators() lists them.
 ///
 /// It is ownership-aware: a value whose last use is the node being run is moved into that
 /// node's operator, so a chain of SequenceInsert/SequenceErase on a sequence nobody else holds
@@ -46,6 +45,12 @@ namespace detail {
 struct Graph;
 struct ModelAccess;
 }  // namespace detail
+
+/// The operators of the default ONNX domain the executor runs (at some opset in 1..25),
+/// sorted and without duplicates; an operator outside this list is refused at load time.
+/// O(number of operators); allocates the returned vector (the views point into static
+/// storage and stay valid for the program's life). Throws std::bad_alloc only.
+[[nodiscard]] std::vector<std::string_view> supported_operators();
 
 /// Limits on loading a model (Model::load, Model::parse, and from_proto in
 /// tseq/onnx/proto.hpp). The defaults bound only what must always be bounded (a file protobuf

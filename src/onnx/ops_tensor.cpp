@@ -1,5 +1,5 @@
-// The executor's kernels for tensors and sequences, and the kernel table the loader resolves
-// every node against (control flow is in control_flow.cpp).
+// The tensor operators (Add, Slice, Unsqueeze, Constant, Identity, Not, Shape): their kernels
+// and registry records.
 
 #include <algorithm>
 #include <limits>
@@ -7,106 +7,14 @@
 
 #include <Eigen/Core>
 
-#include "graph.hpp"
+#include "../indices.hpp"
+#include "kernel_support.hpp"
+#include "registry.hpp"
 #include "tseq/detail/checked.hpp"
 #include "tseq/onnx/proto.hpp"
 #include "tseq/ops.hpp"
 
 namespace tseq::onnx::detail {
-
-// ---- helpers -----------------------------------------------------------------------------------
-
-const ::onnx::AttributeProto* attribute(const Node& n, std::string_view name) {
-  for (const auto& a : n.proto->attribute()) {
-    if (a.name() == name) return &a;
-  }
-  return nullptr;
-}
-
-std::int64_t int_attribute(const Node& n, std::string_view name, std::optional<std::int64_t> fallback) {
-  const auto* a = attribute(n, name);
-  if (a == nullptr) {
-    if (!fallback) throw Error("attribute '" + std::string(name) + "' is required");
-    return *fallback;
-  }
-  return a->i();
-}
-
-const Graph& subgraph(const Node& n, const std::string& name) {
-  auto it = n.subgraphs.find(name);
-  if (it == n.subgraphs.end()) throw Error("graph attribute '" + name + "' is required");
-  return *it->second;
-}
-
-Value& required(Inputs& in, std::size_t j) {
-  if (j >= in.size() || !in[j]) throw Error("input " + std::to_string(j) + " is required");
-  return *in[j];
-}
-
-const Tensor& tensor_input(Inputs& in, std::size_t j) {
-  Value& v = required(in, j);
-  if (!v.is_tensor()) throw TypeError("input " + std::to_string(j) + " must be a tensor, got " + describe(v));
-  return v.tensor();
-}
-
-std::optional<Tensor> optional_tensor(Inputs& in, std::size_t j) {
-  if (j >= in.size() || !in[j]) return std::nullopt;
-  return tensor_input(in, j);
-}
-
-TensorSequence take_sequence(Inputs& in, std::size_t j) {
-  Value& v = required(in, j);
-  if (!v.is_sequence()) throw TypeError("input " + std::to_string(j) + " must be a sequence, got " + describe(v));
-  return std::move(std::get<TensorSequence>(v));
-}
-
-// Kernels read payloads only on the host (docs/embedding.md).
-void check_host(const Tensor& t, const std::string& what) {
-  if (!t.device().is_host_readable()) tseq::detail::throw_not_host("", what, t.device());
-}
-
-std::int64_t string_chars(const Tensor& t) {
-  if (t.dtype() != DataType::String || !t.device().is_host_readable()) return 0;
-  std::int64_t n = 0;
-  for (const std::string& x : t.values<std::string>()) n += static_cast<std::int64_t>(x.size());  // < 2^63: in memory
-  return n;
-}
-
-bool bool_scalar(const Tensor& t, const char* what) {
-  if (t.dtype() != DataType::Bool || t.size() != 1) {
-    throw TypeError(std::string(what) + " must be a one-element bool tensor, got " + dtype_name(t.dtype()) +
-                    " of shape " + to_string(t.shape()));
-  }
-  check_host(t, what);
-  return tseq::detail::bool_byte(t.data(), 0);  // a byte: adopted memory may hold any
-}
-
-std::vector<std::int64_t> int_list(const Tensor& t, const char* what) {
-  if (t.dtype() != DataType::Int64 && t.dtype() != DataType::Int32) {
-    throw TypeError(std::string(what) + " must be an int32 or int64 tensor, got " + dtype_name(t.dtype()));
-  }
-  check_host(t, what);
-  std::vector<std::int64_t> r(t.size());
-  for (std::size_t i = 0; i < r.size(); ++i) {
-    r[i] = t.dtype() == DataType::Int64 ? t.value<std::int64_t>(i) : t.value<std::int32_t>(i);
-  }
-  return r;
-}
-
-DataType sequence_empty_dtype(const Node& n) {
-  const std::int64_t d = int_attribute(n, "dtype", 1);
-  if (!is_dtype_code(d)) {
-    throw TypeError("SequenceEmpty: dtype " + std::to_string(d) +
-                    " is not a sequence element type (valid: " + valid_dtypes() + ")");
-  }
-  return static_cast<DataType>(d);
-}
-
-Values one(Value v) {
-  Values r;
-  r.push_back(std::move(v));
-  return r;
-}
 
 namespace {
 
@@ -279,7 +187,6 @@ Values slice(const Node& n, Inputs& in, const Scope&, Context& cx) {
     ends = list("ends");
     axes = list("axes");
   }
-  const auto r = static_cast<std::int64_t>(data.rank());
   if (starts.size() != ends.size()) throw ShapeError("Slice: starts and ends have different lengths");
   if (axes.empty()) {
     for (std::size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<std::int64_t>(i));
@@ -292,13 +199,7 @@ Values slice(const Node& n, Inputs& in, const Scope&, Context& cx) {
   std::vector<std::int64_t> step(data.rank(), 1);
   std::vector<std::int64_t> dims(data.shape().begin(), data.shape().end());
   for (std::size_t i = 0; i < axes.size(); ++i) {
-    std::int64_t ax = axes[i];
-    if (ax < -r || ax >= r) {
-      throw IndexError("Slice: axis " + std::to_string(ax) + " is out of range [" + std::to_string(-r) + ", " +
-                       std::to_string(r - 1) + "]");
-    }
-    if (ax < 0) ax += r;
-    const auto a = static_cast<std::size_t>(ax);
+    const std::size_t a = tseq::detail::normalize_axis("Slice", axes[i], data.rank());
     const std::int64_t dim = data.shape()[a];
     const std::int64_t s = steps[i];
     if (s == 0) throw Error("Slice: step 0 is invalid");
@@ -349,13 +250,8 @@ Values unsqueeze(const Node& n, Inputs& in, const Scope&, Context& cx) {
     throw Error("Unsqueeze: the result would have rank " + std::to_string(r) + ", over tseq::onnx's max_rank of " +
                 std::to_string(max_rank));
   }
-  for (auto& a : axes) {
-    if (a < -r || a >= r) {
-      throw IndexError("Unsqueeze: axis " + std::to_string(a) + " is out of range [" + std::to_string(-r) + ", " +
-                       std::to_string(r - 1) + "]");
-    }
-    if (a < 0) a += r;
-  }
+  for (auto& a : axes)
+    a = static_cast<std::int64_t>(tseq::detail::normalize_axis("Unsqueeze", a, static_cast<std::size_t>(r)));
   std::sort(axes.begin(), axes.end());
   if (std::adjacent_find(axes.begin(), axes.end()) != axes.end()) throw Error("Unsqueeze: repeated axis");
   std::vector<std::int64_t> dims;
@@ -398,122 +294,6 @@ Values constant(const Node& n, Inputs&, const Scope&, Context& cx) {
 
 Values identity(const Node&, Inputs& in, const Scope&, Context&) { return one(std::move(required(in, 0))); }
 
-Values sequence_empty(const Node& n, Inputs&, const Scope&, Context&) {
-  return one(ops::sequence_empty(sequence_empty_dtype(n)));
-}
-
-Values sequence_construct(const Node&, Inputs& in, const Scope&, Context& cx) {
-  cx.check_sequence(static_cast<std::int64_t>(in.size()), "SequenceConstruct");
-  std::vector<Tensor> ts;
-  ts.reserve(in.size());
-  for (std::size_t j = 0; j < in.size(); ++j) ts.push_back(tensor_input(in, j));
-  return one(ops::sequence_construct(ts));
-}
-
-Values sequence_insert(const Node&, Inputs& in, const Scope&, Context& cx) {
-  const Tensor t = tensor_input(in, 1);
-  const auto pos = optional_tensor(in, 2);
-  TensorSequence s = take_sequence(in, 0);
-  cx.check_sequence(static_cast<std::int64_t>(s.size()) + 1, "SequenceInsert");
-  return one(ops::sequence_insert(std::move(s), t, pos));
-}
-
-Values sequence_erase(const Node&, Inputs& in, const Scope&, Context&) {
-  const auto pos = optional_tensor(in, 1);
-  return one(ops::sequence_erase(take_sequence(in, 0), pos));
-}
-
-Values sequence_at(const Node&, Inputs& in, const Scope&, Context&) {
-  return one(ops::sequence_at(take_sequence(in, 0), tensor_input(in, 1)));
-}
-
-Values sequence_length(const Node&, Inputs& in, const Scope&, Context& cx) {
-  return one(ops::sequence_length(take_sequence(in, 0), cx.resource));
-}
-
-Values split_to_sequence(const Node& n, Inputs& in, const Scope&, Context& cx) {
-  const Tensor& x = tensor_input(in, 0);
-  const auto split = optional_tensor(in, 1);
-  const std::int64_t axis = int_attribute(n, "axis", 0);
-  const std::int64_t keepdims = int_attribute(n, "keepdims", 1);
-  // Limits first: how many pieces, and what they cost, before anything is made.
-  const Shape& s = x.shape();
-  if (s.rank() > 0 && axis >= -static_cast<std::int64_t>(s.rank()) && axis < static_cast<std::int64_t>(s.rank())) {
-    const std::int64_t dim = s[static_cast<std::size_t>(axis < 0 ? axis + static_cast<std::int64_t>(s.rank()) : axis)];
-    std::int64_t pieces = dim;
-    if (split && split->rank() <= 1 && split->device().is_host_readable() &&
-        (split->dtype() == DataType::Int64 || split->dtype() == DataType::Int32)) {
-      if (split->rank() == 1) {
-        pieces = static_cast<std::int64_t>(split->size());
-      } else if (split->size() == 1) {
-        const std::int64_t c = int_list(*split, "SplitToSequence split")[0];
-        if (c > 0) pieces = dim / c + (dim % c != 0 ? 1 : 0);
-      }
-    }
-    cx.check_sequence(pieces, "SplitToSequence");
-    const std::int64_t payload =
-        tseq::detail::checked_mul(static_cast<std::int64_t>(x.size()), static_cast<std::int64_t>(dtype_size(x.dtype())),
-                                  "SplitToSequence", "the pieces' bytes");
-    // Each piece is a block of its own: a header (TensorStorage::header_bytes) and its part of
-    // the payload with the colour slack, which summed stays within slack_bound(payload).
-    constexpr auto header = static_cast<std::int64_t>(tseq::detail::TensorStorage::header_bytes());
-    const auto slack =
-        static_cast<std::int64_t>(tseq::detail::TensorStorage::slack_bound(static_cast<std::size_t>(payload)));
-    const std::int64_t headers = tseq::detail::checked_mul(pieces, header, "SplitToSequence", "the pieces' bytes");
-    const std::int64_t blocks = tseq::detail::checked_add(payload, slack, "SplitToSequence", "the pieces' bytes");
-    cx.check_run_bytes(tseq::detail::checked_add(headers, blocks, "SplitToSequence", "the pieces' bytes"),
-                       "SplitToSequence");
-  }
-  return one(ops::split_to_sequence(x, split, axis, keepdims, cx.resource));
-}
-
-Values concat_from_sequence(const Node& n, Inputs& in, const Scope&, Context& cx) {
-  const TensorSequence s = take_sequence(in, 0);
-  const std::int64_t new_axis = int_attribute(n, "new_axis", 0);
-  if (!s.empty() && s[0].rank() + (new_axis != 0 ? 1 : 0) > max_rank) {
-    throw Error("ConcatFromSequence: the result would have rank " +
-                std::to_string(s[0].rank() + (new_axis != 0 ? 1 : 0)) + ", over tseq::onnx's max_rank of " +
-                std::to_string(max_rank));
-  }
-  std::int64_t total = 0;
-  std::int64_t chars = 0;  // string elements: their characters, copied from the global heap
-  for (const Tensor& t : s) {
-    total = tseq::detail::checked_add(total, static_cast<std::int64_t>(t.size()), "ConcatFromSequence",
-                                      "the result's element count");
-    chars = tseq::detail::checked_add(chars, string_chars(t), "ConcatFromSequence", "the result's characters");
-  }
-  cx.check_tensor(total, s.dtype(), "ConcatFromSequence", chars);
-  return one(ops::concat_from_sequence(s, int_attribute(n, "axis", std::nullopt), new_axis, cx.resource));
-}
-
-Values optional(const Node& n, Inputs& in, const Scope&, Context&) {
-  if (!in.empty() && in[0]) {
-    Value v = std::move(*in[0]);
-    if (v.is_optional()) throw TypeError("Optional: the input is already an optional");
-    const ValueType t = v.is_tensor() ? ValueType::optional(ValueType::Kind::Tensor, v.tensor().dtype())
-                                      : ValueType::optional(ValueType::Kind::Sequence, v.sequence().dtype());
-    return one(OptionalValue{std::make_shared<const Value>(std::move(v)), t});
-  }
-  const auto* a = attribute(n, "type");
-  if (a == nullptr) throw Error("Optional: without an input the 'type' attribute is required");
-  const ValueType elem = from_proto(a->tp(), "Optional type");
-  if (elem.kind == ValueType::Kind::Optional) throw TypeError("Optional: an optional cannot hold an optional");
-  return one(OptionalValue{nullptr, ValueType::optional(elem.kind, elem.dtype)});
-}
-
-Values optional_has_element(const Node&, Inputs& in, const Scope&, Context& cx) {
-  bool has = false;
-  if (!in.empty() && in[0]) has = !in[0]->is_optional() || in[0]->optional().has_value();
-  return one(Tensor::scalar(has, cx.resource));
-}
-
-Values optional_get_element(const Node&, Inputs& in, const Scope&, Context&) {
-  Value& v = required(in, 0);
-  if (!v.is_optional()) return one(std::move(v));
-  if (!v.optional().has_value()) throw Error("OptionalGetElement: the optional is empty");
-  return one(*v.optional().element);
-}
-
 Values logical_not(const Node&, Inputs& in, const Scope&, Context& cx) {
   Tensor x = tensor_input(in, 0);
   if (x.dtype() != DataType::Bool) throw TypeError("Not: the input must be bool, got " + dtype_name(x.dtype()));
@@ -540,59 +320,73 @@ Values shape(const Node& n, Inputs& in, const Scope&, Context& cx) {
   return one(Tensor::from_values<std::int64_t>(Shape{static_cast<std::int64_t>(dims.size())}, dims, cx.resource));
 }
 
-constexpr int kAny = -1;
+// ---- checks and type inference ----
 
-// The operators tseq runs. Opset-dependent forms (Slice before 10, Unsqueeze before 13) are
-// separate rows; find_op picks by the model's opset.
-struct Row {
-  OpInfo info;
-  int since;  // first opset of this form
-  int until;  // last opset of this form
-};
+std::vector<MaybeType> same_as_input0(const InferContext& c) { return first_output(c, c.input(0)); }
+std::vector<MaybeType> bool_tensor(const InferContext& c) { return first_output(c, ValueType::tensor(DataType::Bool)); }
+std::vector<MaybeType> int64_tensor(const InferContext& c) {
+  return first_output(c, ValueType::tensor(DataType::Int64));
+}
 
-const std::vector<Row>& table() {
-  static const std::vector<Row> rows = {
-      {{"Add", add, 2, 2, {}, {}, {}}, 1, kMaxOpset},
-      {{"ConcatFromSequence", concat_from_sequence, 1, 1, {}, {"axis"}, {}}, 11, kMaxOpset},
-      {{"Constant", constant, 0, 0, {}, {}, {}}, 1, kMaxOpset},
-      {{"Identity", identity, 1, 1, {}, {}, {}}, 1, kMaxOpset},
-      {{"If", run_if, 1, 1, {}, {}, {"then_branch", "else_branch"}}, 1, kMaxOpset},
-      {{"Loop", run_loop, 2, kAny, {0, 1}, {}, {"body"}}, 1, kMaxOpset},
-      {{"Not", logical_not, 1, 1, {}, {}, {}}, 1, kMaxOpset},
-      {{"Optional", optional, 0, 1, {}, {}, {}}, 15, kMaxOpset},
-      {{"OptionalGetElement", optional_get_element, 1, 1, {}, {}, {}}, 15, kMaxOpset},
-      {{"OptionalHasElement", optional_has_element, 0, 1, {}, {}, {}}, 15, kMaxOpset},
-      {{"SequenceAt", sequence_at, 2, 2, {}, {}, {}}, 11, kMaxOpset},
-      {{"SequenceConstruct", sequence_construct, 1, kAny, {}, {}, {}}, 11, kMaxOpset},
-      {{"SequenceEmpty", sequence_empty, 0, 0, {}, {}, {}}, 11, kMaxOpset},
-      {{"SequenceErase", sequence_erase, 1, 2, {}, {}, {}}, 11, kMaxOpset},
-      {{"SequenceInsert", sequence_insert, 2, 3, {}, {}, {}}, 11, kMaxOpset},
-      {{"SequenceLength", sequence_length, 1, 1, {}, {}, {}}, 11, kMaxOpset},
-      {{"SequenceMap", run_sequence_map, 1, kAny, {}, {}, {"body"}}, 17, kMaxOpset},
-      {{"Shape", shape, 1, 1, {}, {}, {}}, 1, kMaxOpset},
-      {{"Slice", slice, 1, 1, {}, {"starts", "ends"}, {}}, 1, 9},
-      {{"Slice", slice, 3, 5, {}, {}, {}}, 10, kMaxOpset},
-      {{"SplitToSequence", split_to_sequence, 1, 2, {}, {}, {}}, 11, kMaxOpset},
-      {{"Unsqueeze", unsqueeze, 1, 1, {}, {"axes"}, {}}, 1, 12},
-      {{"Unsqueeze", unsqueeze, 2, 2, {}, {}, {}}, 13, kMaxOpset},
-  };
-  return rows;
+// Exactly one value attribute, and not sparse_value.
+void check_constant(const CheckContext& c) {
+  int values = 0;
+  for (const auto& a : c.proto.attribute()) {
+    if (a.name() == "sparse_value") c.fail("sparse_value is not supported (sparse tensors)");
+    if (a.name().rfind("value", 0) == 0) ++values;
+  }
+  if (values != 1) {
+    c.fail("needs exactly one value attribute (value, value_float(s), value_int(s), value_string(s)), got " +
+           std::to_string(values));
+  }
+}
+
+std::vector<MaybeType> constant_type(const InferContext& c) {
+  MaybeType t;
+  for (const auto& a : c.node.proto->attribute()) {
+    const std::string_view k = a.name();
+    if (k == "value") t = ValueType::tensor(static_cast<DataType>(a.t().data_type()));
+    if (k == "value_float" || k == "value_floats") t = ValueType::tensor(DataType::Float);
+    if (k == "value_int" || k == "value_ints") t = ValueType::tensor(DataType::Int64);
+    if (k == "value_string" || k == "value_strings") t = ValueType::tensor(DataType::String);
+  }
+  return first_output(c, t);
 }
 
 }  // namespace
 
-const OpInfo* find_op(std::string_view op, int opset) {
-  for (const Row& r : table()) {
-    if (r.info.name == op && opset >= r.since && opset <= r.until) return &r.info;
-  }
-  return nullptr;
-}
-
-bool known_op(std::string_view op) {
-  for (const Row& r : table()) {
-    if (r.info.name == op) return true;
-  }
-  return false;
+// Opset-dependent forms (Slice before 10, Unsqueeze before 13) are separate records; find_op
+// picks by the model's opset.
+const std::vector<OpInfo>& tensor_ops() {
+  static const std::vector<OpInfo> ops = {
+      {.name = "Add", .kernel = add, .min_inputs = 2, .max_inputs = 2, .infer = same_as_input0},
+      {.name = "Constant", .kernel = constant, .check = check_constant, .infer = constant_type},
+      {.name = "Identity", .kernel = identity, .min_inputs = 1, .max_inputs = 1, .infer = same_as_input0},
+      {.name = "Not", .kernel = logical_not, .min_inputs = 1, .max_inputs = 1, .infer = bool_tensor},
+      {.name = "Shape", .kernel = shape, .min_inputs = 1, .max_inputs = 1, .infer = int64_tensor},
+      {.name = "Slice",
+       .until = 9,
+       .kernel = slice,
+       .min_inputs = 1,
+       .max_inputs = 1,
+       .required_attributes = {"starts", "ends"},
+       .infer = same_as_input0},
+      {.name = "Slice", .since = 10, .kernel = slice, .min_inputs = 3, .max_inputs = 5, .infer = same_as_input0},
+      {.name = "Unsqueeze",
+       .until = 12,
+       .kernel = unsqueeze,
+       .min_inputs = 1,
+       .max_inputs = 1,
+       .required_attributes = {"axes"},
+       .infer = same_as_input0},
+      {.name = "Unsqueeze",
+       .since = 13,
+       .kernel = unsqueeze,
+       .min_inputs = 2,
+       .max_inputs = 2,
+       .infer = same_as_input0},
+  };
+  return ops;
 }
 
 }  // namespace tseq::onnx::detail
