@@ -7,7 +7,6 @@
 /// (Tensor::adopt, tseq/dlpack.hpp), on any device. docs/embedding.md states the ownership rules.
 /// Eigen views of a payload: tseq/eigen.hpp (this header does not include Eigen).
 
-#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -46,7 +45,7 @@ class Shape {
   explicit Shape(std::span<const std::int64_t> dims) { assign(dims.data(), dims.size()); }
   Shape(const Shape& o) { assign(o.data(), o.rank_); }
   Shape(Shape&& o) noexcept : rank_(o.rank_), heap_(std::exchange(o.heap_, nullptr)) {
-    std::copy(o.inline_, o.inline_ + inline_rank, inline_);
+    for (std::size_t k = 0; k < inline_rank; ++k) inline_[k] = o.inline_[k];
     o.rank_ = 0;
   }
   Shape& operator=(const Shape& o) {
@@ -65,7 +64,7 @@ class Shape {
   void swap(Shape& o) noexcept {
     std::swap(rank_, o.rank_);
     std::swap(heap_, o.heap_);
-    std::swap_ranges(inline_, inline_ + inline_rank, o.inline_);
+    for (std::size_t k = 0; k < inline_rank; ++k) std::swap(inline_[k], o.inline_[k]);
   }
 
   /// Number of dimensions. O(1).
@@ -86,7 +85,11 @@ class Shape {
   [[nodiscard]] Shape with(std::size_t i, std::int64_t d) const;
 
   friend bool operator==(const Shape& a, const Shape& b) noexcept {
-    return a.rank_ == b.rank_ && std::equal(a.begin(), a.end(), b.begin());
+    if (a.rank_ != b.rank_) return false;
+    for (std::size_t k = 0; k < a.rank_; ++k) {
+      if (a[k] != b[k]) return false;
+    }
+    return true;
   }
 
  private:
@@ -103,7 +106,8 @@ class Shape {
   }
   void assign(const std::int64_t* d, std::size_t n) {
     allocate(n);
-    std::copy(d, d + n, data());
+    std::int64_t* out = data();
+    for (std::size_t k = 0; k < n; ++k) out[k] = d[k];
   }
 };
 
@@ -150,7 +154,8 @@ struct TensorStorage {
   static constexpr std::size_t colour_from = 16384;
   static constexpr std::size_t max_colours = 64;  // a whole 4 KiB page of offsets
   static constexpr std::size_t colours(std::size_t payload) noexcept {
-    return payload < colour_from ? 1 : std::min(max_colours, payload / (32 * line));
+    if (payload < colour_from) return 1;
+    return payload / (32 * line) < max_colours ? payload / (32 * line) : max_colours;
   }
   static constexpr std::size_t slack_bound(std::size_t payload) noexcept { return payload / 32; }
   // Bytes of an owned block besides its payload and the slack: this header and up to
@@ -471,7 +476,8 @@ Tensor Tensor::from_values(Shape shape, std::span<const T> values, std::pmr::mem
   static_assert(is_element_type<T>, "T must be one of the 15 ONNX sequence element types");
   TensorBuffer b(dtype_of<T>, std::move(shape), resource);
   if (b.size() != values.size()) detail::throw_count_mismatch(values.size(), b.shape(), b.size());
-  std::copy(values.begin(), values.end(), b.values<T>().begin());
+  auto out = b.values<T>().begin();
+  for (const T& v : values) *out++ = v;
   return std::move(b).freeze();
 }
 

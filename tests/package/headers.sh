@@ -59,5 +59,22 @@ if [ "$failed" -gt 0 ]; then
   echo "public headers: $failed of $total compilations failed (${compilers[*]})"
   exit 1
 fi
+# Header weight (docs/design.md, "Header weight"): what including a light public header costs
+# every translation unit, as lines after g++'s preprocessor. The budgets hold on Debian's
+# libstdc++; a header that starts including <algorithm> or <complex> crosses them.
+weight_failed=0
+weights=()
+for spec in tseq/ops.hpp:80000 tseq/sequence.hpp:80000 tseq/rrb_vector.hpp:48000; do
+  h=${spec%%:*} budget=${spec##*:}
+  lines=$(printf '#include "%s"\n' "$h" | g++ -std=c++20 -E -I "$inc" -x c++ - | wc -l)
+  if [ "$lines" -gt "$budget" ]; then
+    echo "header weight: <$h> preprocesses to $lines lines, over its budget of $budget"
+    weight_failed=1
+  fi
+  weights+=("<$h> $lines")
+done
+[ "$weight_failed" -eq 0 ] || exit 1
+echo "header weight (g++ -E lines, budgets 80000/80000/48000): ${weights[*]}"
+
 echo "public headers: $headers headers and $((${#units[@]} - headers)) consumer sources compile cleanly" \
   "with ${compilers[*]} (-O3 -Wall -Wextra -Wpedantic -Werror)"
