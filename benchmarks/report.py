@@ -302,6 +302,16 @@ def escape(label):
     return label.replace("_", "\\_")
 
 
+def log_log_plot(png, size, font):
+    """The start of every gnuplot script here: a PNG, both axes logarithmic, powers of ten."""
+    return f"""
+set terminal pngcairo size {size} font 'sans,{font}'
+set output '{png}'
+set logscale xy
+set format x '10^{{%L}}'
+set format y '10^{{%L}}'"""
+
+
 def plot(rows, outdir):
     gnuplot = shutil.which("gnuplot")
     series = ["tseq", "tseq_move", "naive", "deep", "std_vector"]
@@ -325,12 +335,7 @@ def plot(rows, outdir):
     plots = ", ".join(
         f"'{dat}' using 1:{i + 2} with linespoints lw 2 pt 7 title '{escape(labels[s])}'"
         for i, s in enumerate(series))
-    script = f"""
-set terminal pngcairo size 900,600 font 'sans,11'
-set output '{png}'
-set logscale xy
-set format x '10^{{%L}}'
-set format y '10^{{%L}}'
+    script = log_log_plot(png, "900,600", 11) + f"""
 set xlabel 'sequence length n (tensors)'
 set ylabel 'time per SequenceErase (ns)'
 set title 'SequenceErase at the middle: tseq vs copying the sequence'
@@ -357,12 +362,7 @@ def plot_executor(rows, outdir):
                 vals.append(f"{ns(b):.3f}" if b else "NaN")
             f.write(f"{k} " + " ".join(vals) + "\n")
     png = outdir / "executor.png"
-    script = f"""
-set terminal pngcairo size 900,600 font 'sans,11'
-set output '{png}'
-set logscale xy
-set format x '10^{{%L}}'
-set format y '10^{{%L}}'
+    script = log_log_plot(png, "900,600", 11) + f"""
 set xrange [500:200000]
 set xlabel 'k: SequenceInsert appends in one Loop'
 set ylabel 'time of the whole model run (ns)'
@@ -409,12 +409,7 @@ def plot_python(rows, outdir):
         lines.append("plot " + ", ".join(
             f"'{dat}' index {k} using 1:{j + 2} with linespoints lw 2 pt 7 lc rgb '{color}' title '{escape(label)}'"
             for j, (_, label, color) in enumerate(impls)))
-    script = f"""
-set terminal pngcairo size {500 * cols},{450 * math.ceil(len(ops) / cols)} font 'sans,10'
-set output '{png}'
-set logscale xy
-set format x '10^{{%L}}'
-set format y '10^{{%L}}'
+    script = log_log_plot(png, f"{500 * cols},{450 * math.ceil(len(ops) / cols)}", 10) + f"""
 set xlabel 'sequence length n'
 set ylabel 'time per call (ns)'
 set grid
