@@ -61,6 +61,13 @@ struct rrb_tree {
                                                          : std::size_t{1} << s;
   }
 
+  // The bits of an index below child granularity at height h: i & low_mask(h) is the offset
+  // inside child radix(i, h) of a dense node.
+  static constexpr std::size_t low_mask(unsigned h) noexcept {
+    const unsigned s = Bits * h;
+    return s >= std::numeric_limits<std::size_t>::digits ? ~std::size_t{0} : (std::size_t{1} << s) - 1;
+  }
+
   static constexpr std::size_t radix(std::size_t i, unsigned h) noexcept {
     const unsigned s = Bits * h;
     return s >= std::numeric_limits<std::size_t>::digits ? 0 : i >> s;
@@ -69,14 +76,23 @@ struct rrb_tree {
   // Child of `in` (height h) holding element i; i becomes the offset inside that child.
   // A dense node needs no size table: its children before c are full, c * B^h elements (I4),
   // so a descent reads one cache line of it (child[c]) instead of two.
+  // The offset is a mask, not `if (c != 0) i -= c << shift`: no branch on the random c.
   static std::uint32_t child_index(const inner_t* in, unsigned h, std::size_t& i) noexcept {
     auto c = static_cast<std::uint32_t>(radix(i, h));
     if (in->dense) {
-      if (c != 0) i -= std::size_t{c} << (Bits * h);  // c != 0: the shift is below the width
+      i &= low_mask(h);
       return c;
     }
-    while (in->sizes()[c] <= i) ++c;
-    if (c != 0) i -= in->sizes()[c - 1];
+    c = relaxed_child(in, c, i);
+    return c;
+  }
+
+  // Child of a relaxed node holding element i, from the radix guess c (a lower bound), and i
+  // made the offset inside it.
+  static std::uint32_t relaxed_child(const inner_t* in, std::uint32_t c, std::size_t& i) noexcept {
+    const std::size_t* sizes = in->sizes();
+    while (sizes[c] <= i) ++c;
+    if (c != 0) i -= sizes[c - 1];
     return c;
   }
 
@@ -84,7 +100,36 @@ struct rrb_tree {
   static constexpr std::size_t min_of(std::size_t a, std::size_t b) noexcept { return b < a ? b : a; }
   static constexpr std::size_t max_of(std::size_t a, std::size_t b) noexcept { return a < b ? b : a; }
 
+  // The leaf holding element i of the tree n of height h; i becomes the offset inside it.
+  // Dense levels descend through code made for their height (heights up to 6: 2^35 elements at
+  // B = 32), whose shift and mask are constants: a flag test and one load per level, so that
+  // independent look-ups overlap in the processor. The first relaxed node hands the rest of the
+  // walk to the loop (descend_relaxed). docs/decisions.md, issue 30, has the measurements.
   static const leaf_t* find_leaf(const node_t* n, unsigned h, std::size_t& i) noexcept {
+    switch (h) {
+      case 0: return as_leaf(n);
+      case 1: return descend<1>(n, i);
+      case 2: return descend<2>(n, i);
+      case 3: return descend<3>(n, i);
+      case 4: return descend<4>(n, i);
+      case 5: return descend<5>(n, i);
+      case 6: return descend<6>(n, i);
+      default: return descend_relaxed(n, h, i);
+    }
+  }
+  template <unsigned H>
+  static const leaf_t* descend(const node_t* n, std::size_t& i) noexcept {
+    if constexpr (H == 0) {
+      return as_leaf(n);
+    } else {
+      const inner_t* in = as_inner(n);
+      if (!in->dense) return descend_relaxed(n, H, i);
+      const auto c = static_cast<std::uint32_t>(radix(i, H));
+      i &= low_mask(H);
+      return descend<H - 1>(in->child[c], i);
+    }
+  }
+  static const leaf_t* descend_relaxed(const node_t* n, unsigned h, std::size_t& i) noexcept {
     for (; h > 0; --h) {
       const inner_t* in = as_inner(n);
       n = in->child[child_index(in, h, i)];
