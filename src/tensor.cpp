@@ -392,12 +392,13 @@ bool equal(const Tensor& a, const Tensor& b) {
 namespace {
 template <class T>
 void put(std::ostream& os, const T& v) {
-  if constexpr (std::is_same_v<T, std::string>) {
+  constexpr DTypeKind kind = dtype_kind_of<T>;
+  if constexpr (kind == DTypeKind::string) {
     os << '"' << v << '"';
-  } else if constexpr (std::is_same_v<T, Eigen::half>) {
+  } else if constexpr (std::is_same_v<T, Eigen::half>) {  // no operator<<
     os << static_cast<float>(v);
-  } else if constexpr (std::is_same_v<T, std::int8_t> || std::is_same_v<T, std::uint8_t>) {
-    os << static_cast<int>(v);
+  } else if constexpr ((kind == DTypeKind::signed_integer || kind == DTypeKind::unsigned_integer) && sizeof(T) == 1) {
+    os << static_cast<int>(v);  // a number, not a character
   } else {
     os << v;
   }

@@ -70,15 +70,16 @@ std::string describe(const Value& v) {
 
 namespace {
 
+// Floating values within the tolerances, complex ones part by part, the rest exactly.
 template <class T>
 bool close_scalar(const T& a, const T& b, double rtol, double atol) {
-  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, Eigen::half>) {
+  if constexpr (dtype_kind_of<T> == DTypeKind::floating) {
     const auto x = static_cast<double>(a);
     const auto y = static_cast<double>(b);
     if (std::isnan(x) || std::isnan(y)) return std::isnan(x) && std::isnan(y);  // as numpy's equal_nan
     if (std::isinf(x) || std::isinf(y)) return x == y;
     return std::abs(x - y) <= atol + rtol * std::abs(y);
-  } else if constexpr (std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>) {
+  } else if constexpr (dtype_kind_of<T> == DTypeKind::complex) {
     return close_scalar(a.real(), b.real(), rtol, atol) && close_scalar(a.imag(), b.imag(), rtol, atol);
   } else {
     return a == b;
