@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "convert.hpp"
+#include "tseq/detail/checked.hpp"
 #include "tseq/dlpack.hpp"
 
 namespace tseq::python {
@@ -399,13 +400,13 @@ namespace {
 // Row-major strides in bytes.
 std::vector<Py_ssize_t> byte_strides(const Shape& s, std::size_t itemsize) {
   std::vector<Py_ssize_t> st(s.rank());
-  auto acc = static_cast<Py_ssize_t>(itemsize);
+  static_assert(sizeof(Py_ssize_t) == sizeof(std::int64_t), "a stride that fits int64 fits Py_ssize_t");
+  auto acc = static_cast<std::int64_t>(itemsize);
   bool overflowed = false;  // only a tensor with no elements gets here (its strides are unused)
   for (std::size_t d = s.rank(); d-- > 0;) {
-    st[d] = overflowed ? 0 : acc;
-    Py_ssize_t next = 0;
-    overflowed =
-        overflowed || __builtin_mul_overflow(acc, static_cast<Py_ssize_t>(std::max<std::int64_t>(s[d], 1)), &next);
+    st[d] = overflowed ? 0 : static_cast<Py_ssize_t>(acc);
+    std::int64_t next = 0;
+    overflowed = overflowed || detail::mul_overflow(acc, std::max<std::int64_t>(s[d], 1), next);
     acc = next;
   }
   return st;
