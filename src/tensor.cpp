@@ -2,6 +2,7 @@
 
 #include "tseq/tensor.hpp"
 
+#include "compare.hpp"
 #include "tseq/detail/checked.hpp"
 
 #include <Eigen/Core>
@@ -370,23 +371,9 @@ TensorBuffer::TensorBuffer(DataType t, Shape shape, std::pmr::memory_resource* r
 
 bool equal(const Tensor& a, const Tensor& b) {
   if (a.dtype() != b.dtype() || !(a.shape() == b.shape())) return false;
-  if (!a.device().is_host_readable()) detail::throw_not_host("equal", "the first tensor", a.device());
-  if (!b.device().is_host_readable()) detail::throw_not_host("equal", "the second tensor", b.device());
-  if (a.dtype() == DataType::Bool) {  // as bytes: adopted memory may hold any byte
-    for (std::size_t i = 0; i < a.size(); ++i) {
-      if (detail::bool_byte(a.data(), i) != detail::bool_byte(b.data(), i)) return false;
-    }
-    return true;
-  }
-  return visit_dtype(a.dtype(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const auto x = a.values<T>();
-    const auto y = b.values<T>();
-    for (std::size_t i = 0; i < x.size(); ++i) {
-      if (!(x[i] == y[i])) return false;  // NaN compares unequal, also to itself
-    }
-    return true;
-  });
+  // NaN compares unequal, also to itself.
+  const auto same = [](const auto& x, const auto& y) { return x == y; };
+  return detail::first_mismatch(a, b, same, "equal", "the first tensor", "the second tensor") == a.size();
 }
 
 namespace {
