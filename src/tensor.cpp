@@ -3,6 +3,7 @@
 #include "tseq/tensor.hpp"
 
 #include "compare.hpp"
+#include "indices.hpp"
 #include "tseq/detail/checked.hpp"
 
 #include <Eigen/Core>
@@ -424,7 +425,7 @@ std::int64_t to_index(const Tensor& t, std::string_view op, std::string_view wha
     throw ShapeError(std::string(op) + ": " + std::string(what) +
                      " must hold exactly one value (a scalar or shape [1]), got shape " + to_string(t.shape()));
   }
-  return t.dtype() == DataType::Int64 ? t.value<std::int64_t>(0) : t.value<std::int32_t>(0);
+  return detail::int64_value(t, 0);
 }
 
 }  // namespace tseq
