@@ -697,7 +697,7 @@ void bind_tensor(py::module_& m) {
       "A read-only numpy view of the same memory (strings: an object array, a copy).");
   // __array__(dtype=None) and __dlpack__(stream=None): defaults, so cpp_function directly.
   t.attr("__array__") = py::cpp_function(
-      [](py::handle self, py::object dtype) {
+      [](py::handle self, const py::object& dtype) {
         py::object a = numpy_view(self_tensor(self), self);
         return dtype.is_none() ? a : a.attr("astype")(dtype);
       },
@@ -707,7 +707,7 @@ void bind_tensor(py::module_& m) {
       t, "tolist", [](py::handle self) { return tolist(self_tensor(self), self); },
       "The elements as nested Python lists (numpy.ndarray.tolist).");
   t.attr("__dlpack__") = py::cpp_function(
-      [](py::handle self, py::object stream) {
+      [](py::handle self, const py::object& stream) {
         const Tensor& x = self_tensor(self);
         if (!stream.is_none() && !py::isinstance<py::int_>(stream)) {
           throw TypeError("tseq.Tensor.__dlpack__: stream must be None or an int");

@@ -191,7 +191,7 @@ at::Tensor to_torch_bits(const Tensor& t) {
     throw TypeError("to_torch: a " + dtype_name(t.dtype()) +
                     " tensor has no PyTorch type (PyTorch 1.13 has no uint16, uint32, uint64 or string tensors)");
   }
-  if (const TorchOwner* o = t.owner<TorchOwner>()) {
+  if (const auto* o = t.owner<TorchOwner>()) {
     // The original at::Tensor, unless torch changed it since (set_, resize_, a storage swap).
     const at::Tensor& a = o->tensor;
     const void* data = a.numel() == 0 ? nullptr : a.data_ptr();
