@@ -59,7 +59,8 @@ std::string code_name(std::uint8_t code) {
 }
 
 // Devices whose `data` is an address (byte_offset can be folded into it), as opposed to an
-// opaque handle (cl_mem, VkBuffer, MTLBuffer, ...).
+// opaque handle (cl_mem, VkBuffer, MTLBuffer, ...). All device types, no default: -Wswitch
+// names a new one here.
 bool address_based(DeviceType t) noexcept {
   switch (t) {
     case DeviceType::Cpu:
@@ -70,9 +71,16 @@ bool address_based(DeviceType t) noexcept {
     case DeviceType::CudaManaged:
     case DeviceType::OneApi:
       return true;
-    default:
+    case DeviceType::OpenCl:
+    case DeviceType::Vulkan:
+    case DeviceType::Metal:
+    case DeviceType::Vpi:
+    case DeviceType::ExtDev:
+    case DeviceType::WebGpu:
+    case DeviceType::Hexagon:
       return false;
   }
+  return false;  // not a device type (from_dlpack checks is_valid first)
 }
 
 std::string dims_string(const std::int64_t* d, std::size_t n) {

@@ -40,13 +40,16 @@ namespace tseq::detail {
   return static_cast<std::size_t>(axis < 0 ? axis + c : axis);
 }
 
-// The elements of `t` as int64. Precondition: t is an int32 or int64 tensor readable on the host
-// (callers check both, with their own messages). O(elements); allocates the result.
+// Element i of `t` as int64. Precondition: t is an int32 or int64 tensor readable on the host
+// (callers check both, with their own messages), i < t.size(). O(1), no allocation.
+[[nodiscard]] inline std::int64_t int64_value(const Tensor& t, std::size_t i) {
+  return t.dtype() == DataType::Int64 ? t.value<std::int64_t>(i) : t.value<std::int32_t>(i);
+}
+
+// The elements of `t` as int64 (int64_value's precondition). O(elements); allocates the result.
 [[nodiscard]] inline std::vector<std::int64_t> int64_values(const Tensor& t) {
   std::vector<std::int64_t> r(t.size());
-  for (std::size_t i = 0; i < r.size(); ++i) {
-    r[i] = t.dtype() == DataType::Int64 ? t.value<std::int64_t>(i) : t.value<std::int32_t>(i);
-  }
+  for (std::size_t i = 0; i < r.size(); ++i) r[i] = int64_value(t, i);
   return r;
 }
 

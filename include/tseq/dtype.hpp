@@ -169,6 +169,21 @@ inline constexpr DataType dtype_of =
 template <class T>
 inline constexpr bool is_element_type = is_valid(dtype_of<T>);
 
+/// Kind of C++ element type T (for `if constexpr` over kinds, not over type lists).
+template <class T>
+requires is_element_type<T>
+inline constexpr DTypeKind dtype_kind_of =
+    detail::dtype_infos[static_cast<std::size_t>(static_cast<std::int32_t>(dtype_of<T>)) - 1].kind;
+
+/// The element type of kind k with `bytes` bytes per element ((signed_integer, 4): Int32,
+/// (complex, 8): Complex64, (floating, 2): Float16); DataType{} (invalid) if there is none.
+[[nodiscard]] constexpr DataType dtype_with(DTypeKind k, std::size_t bytes) noexcept {
+  for (const detail::dtype_info& i : detail::dtype_infos) {
+    if (i.kind == k && i.size == bytes) return i.dtype;
+  }
+  return DataType{};
+}
+
 /// Calls f(std::type_identity<T>{}) with T the C++ type of t; throws TypeError for an invalid t.
 template <class F>
 decltype(auto) visit_dtype(DataType t, F&& f) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "convert.hpp"
+#include "tseq/detail/checked.hpp"
 #include "tseq/dlpack.hpp"
 
 namespace tseq::python {
@@ -129,17 +130,9 @@ DataType dtype_from_format(const char* format, Py_ssize_t itemsize, std::string_
   } else if (f == "Zd") {
     t = DataType::Complex128;
   } else if (f.size() == 1 && std::string_view("bhilq").find(f[0]) != std::string_view::npos) {
-    t = itemsize == 1   ? DataType::Int8
-        : itemsize == 2 ? DataType::Int16
-        : itemsize == 4 ? DataType::Int32
-        : itemsize == 8 ? DataType::Int64
-                        : DataType{};
+    t = dtype_with(DTypeKind::signed_integer, static_cast<std::size_t>(itemsize));
   } else if (f.size() == 1 && std::string_view("BHILQ").find(f[0]) != std::string_view::npos) {
-    t = itemsize == 1   ? DataType::Uint8
-        : itemsize == 2 ? DataType::Uint16
-        : itemsize == 4 ? DataType::Uint32
-        : itemsize == 8 ? DataType::Uint64
-                        : DataType{};
+    t = dtype_with(DTypeKind::unsigned_integer, static_cast<std::size_t>(itemsize));
   }
   if (!is_valid(t)) return bad("is not one of them");
   if (static_cast<Py_ssize_t>(dtype_size(t)) != itemsize) return bad("has an item size that does not match it");
@@ -263,26 +256,23 @@ Tensor from_ndarray(const py::array& a, bool copy, std::string_view what) {
 }  // namespace
 
 DataType dtype_from_kind(char kind, std::size_t size) noexcept {
-  auto by_size = [&](DataType s1, DataType s2, DataType s4, DataType s8) {
-    return size == 1 ? s1 : size == 2 ? s2 : size == 4 ? s4 : size == 8 ? s8 : DataType{};
-  };
   switch (kind) {
     case 'f':
-      return by_size(DataType{}, DataType::Float16, DataType::Float, DataType::Double);
+      return dtype_with(DTypeKind::floating, size);
     case 'i':
-      return by_size(DataType::Int8, DataType::Int16, DataType::Int32, DataType::Int64);
+      return dtype_with(DTypeKind::signed_integer, size);
     case 'u':
-      return by_size(DataType::Uint8, DataType::Uint16, DataType::Uint32, DataType::Uint64);
+      return dtype_with(DTypeKind::unsigned_integer, size);
     case 'b':
-      return size == 1 ? DataType::Bool : DataType{};
+      return dtype_with(DTypeKind::boolean, size);
     case 'c':
-      return size == 8 ? DataType::Complex64 : size == 16 ? DataType::Complex128 : DataType{};
+      return dtype_with(DTypeKind::complex, size);
     case 'O':
     case 'U':
     case 'S':
-      return DataType::String;
+      return DataType::String;  // of any item size
     default:
-      return DataType{};
+      return DataType{};  // not a numpy kind tseq takes
   }
 }
 
@@ -364,12 +354,23 @@ Tensor to_tensor(py::handle obj, bool copy, std::string_view what) {
 }
 
 py::dtype numpy_dtype(DataType t) {
-  static const char* const names[] = {"float32", "uint8",  "int8",   "uint16",    "int16",
-                                      "int32",   "int64",  "O",      "bool",      "float16",
-                                      "float64", "uint32", "uint64", "complex64", "complex128"};
-  const auto code = static_cast<std::size_t>(static_cast<std::int32_t>(t));
-  if (!is_valid(t)) detail::throw_invalid_dtype(t);
-  return py::dtype(names[code - 1]);
+  // numpy's names are the kind and the bits: float32, int8, uint64, complex128, ...
+  const std::string bits = std::to_string(8 * dtype_size(t));  // throws TypeError for an invalid t
+  switch (dtype_kind(t)) {
+    case DTypeKind::floating:
+      return py::dtype("float" + bits);
+    case DTypeKind::signed_integer:
+      return py::dtype("int" + bits);
+    case DTypeKind::unsigned_integer:
+      return py::dtype("uint" + bits);
+    case DTypeKind::complex:
+      return py::dtype("complex" + bits);
+    case DTypeKind::boolean:
+      return py::dtype("bool");
+    case DTypeKind::string:
+      return py::dtype("O");
+  }
+  detail::throw_invalid_dtype(t);
 }
 
 DataType dtype_from_python(py::handle obj, std::string_view what) {
@@ -399,13 +400,13 @@ namespace {
 // Row-major strides in bytes.
 std::vector<Py_ssize_t> byte_strides(const Shape& s, std::size_t itemsize) {
   std::vector<Py_ssize_t> st(s.rank());
-  auto acc = static_cast<Py_ssize_t>(itemsize);
+  static_assert(sizeof(Py_ssize_t) == sizeof(std::int64_t), "a stride that fits int64 fits Py_ssize_t");
+  auto acc = static_cast<std::int64_t>(itemsize);
   bool overflowed = false;  // only a tensor with no elements gets here (its strides are unused)
   for (std::size_t d = s.rank(); d-- > 0;) {
-    st[d] = overflowed ? 0 : acc;
-    Py_ssize_t next = 0;
-    overflowed =
-        overflowed || __builtin_mul_overflow(acc, static_cast<Py_ssize_t>(std::max<std::int64_t>(s[d], 1)), &next);
+    st[d] = overflowed ? 0 : static_cast<Py_ssize_t>(acc);
+    std::int64_t next = 0;
+    overflowed = overflowed || detail::mul_overflow(acc, std::max<std::int64_t>(s[d], 1), next);
     acc = next;
   }
   return st;
@@ -696,7 +697,7 @@ void bind_tensor(py::module_& m) {
       "A read-only numpy view of the same memory (strings: an object array, a copy).");
   // __array__(dtype=None) and __dlpack__(stream=None): defaults, so cpp_function directly.
   t.attr("__array__") = py::cpp_function(
-      [](py::handle self, py::object dtype) {
+      [](py::handle self, const py::object& dtype) {
         py::object a = numpy_view(self_tensor(self), self);
         return dtype.is_none() ? a : a.attr("astype")(dtype);
       },
@@ -706,7 +707,7 @@ void bind_tensor(py::module_& m) {
       t, "tolist", [](py::handle self) { return tolist(self_tensor(self), self); },
       "The elements as nested Python lists (numpy.ndarray.tolist).");
   t.attr("__dlpack__") = py::cpp_function(
-      [](py::handle self, py::object stream) {
+      [](py::handle self, const py::object& stream) {
         const Tensor& x = self_tensor(self);
         if (!stream.is_none() && !py::isinstance<py::int_>(stream)) {
           throw TypeError("tseq.Tensor.__dlpack__: stream must be None or an int");

@@ -51,6 +51,7 @@ struct Where {
 // Which repeated field carries each dtype when raw_data is absent.
 enum class Field { Float, Int32, String, Int64, Double, Uint64 };
 
+// All 15 cases, no default: -Wswitch names a new element type here.
 Field field_of(DataType t) {
   switch (t) {
     case DataType::Float:
@@ -66,9 +67,16 @@ Field field_of(DataType t) {
     case DataType::Uint32:
     case DataType::Uint64:
       return Field::Uint64;
-    default:
-      return Field::Int32;  // int8/16/32, uint8/16, bool, float16
+    case DataType::Uint8:
+    case DataType::Int8:
+    case DataType::Uint16:
+    case DataType::Int16:
+    case DataType::Int32:
+    case DataType::Bool:
+    case DataType::Float16:  // its bit pattern
+      return Field::Int32;
   }
+  tseq::detail::throw_invalid_dtype(t);
 }
 
 const char* field_name(Field f) {
@@ -203,7 +211,7 @@ Tensor read_tensor(const TensorProto& p, Where w, const ReadLimits* lim, std::in
                         (t == DataType::String ? "string_data" : std::string("raw_data or ") + field_name(own)) + ")");
     }
   }
-  const bool complex = t == DataType::Complex64 || t == DataType::Complex128;
+  const bool complex = dtype_kind(t) == DTypeKind::complex;
   const auto n = static_cast<std::size_t>(count);
   if (p.has_raw_data()) {
     if (t == DataType::String) fail(w.str(), "a string tensor cannot use raw_data");
@@ -304,9 +312,8 @@ void to_proto(const Tensor& t, TensorProto& out, const std::string& name) {
   const auto bytes = t.raw_data();
   std::string raw(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   if constexpr (std::endian::native == std::endian::big) {
-    const std::size_t w = t.dtype() == DataType::Complex64    ? 4
-                          : t.dtype() == DataType::Complex128 ? 8
-                                                              : dtype_size(t.dtype());
+    // Each number swapped: a complex value's two parts separately.
+    const std::size_t w = dtype_size(t.dtype()) / (dtype_kind(t.dtype()) == DTypeKind::complex ? 2 : 1);
     for (std::size_t i = 0; i + w <= raw.size(); i += w)
       std::reverse(raw.begin() + static_cast<std::ptrdiff_t>(i), raw.begin() + static_cast<std::ptrdiff_t>(i + w));
   }

@@ -2,6 +2,8 @@
 
 #include "tseq/onnx/value.hpp"
 
+#include "../compare.hpp"
+
 #include <Eigen/Core>
 
 #include <algorithm>
@@ -70,15 +72,16 @@ std::string describe(const Value& v) {
 
 namespace {
 
+// Floating values within the tolerances, complex ones part by part, the rest exactly.
 template <class T>
 bool close_scalar(const T& a, const T& b, double rtol, double atol) {
-  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, Eigen::half>) {
+  if constexpr (dtype_kind_of<T> == DTypeKind::floating) {
     const auto x = static_cast<double>(a);
     const auto y = static_cast<double>(b);
     if (std::isnan(x) || std::isnan(y)) return std::isnan(x) && std::isnan(y);  // as numpy's equal_nan
     if (std::isinf(x) || std::isinf(y)) return x == y;
     return std::abs(x - y) <= atol + rtol * std::abs(y);
-  } else if constexpr (std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>) {
+  } else if constexpr (dtype_kind_of<T> == DTypeKind::complex) {
     return close_scalar(a.real(), b.real(), rtol, atol) && close_scalar(a.imag(), b.imag(), rtol, atol);
   } else {
     return a == b;
@@ -94,35 +97,12 @@ bool close_tensor(const Tensor& a, const Tensor& b, double rtol, double atol, st
     if (why) *why = "shape " + to_string(a.shape()) + ", expected " + to_string(b.shape());
     return false;
   }
-  if (a.dtype() == DataType::Bool) {  // as bytes: adopted memory may hold any byte
-    if (!a.device().is_host_readable()) tseq::detail::throw_not_host("all_close", "the tensor", a.device());
-    if (!b.device().is_host_readable()) tseq::detail::throw_not_host("all_close", "the expected tensor", b.device());
-    for (std::size_t i = 0; i < a.size(); ++i) {
-      if (tseq::detail::bool_byte(a.data(), i) != tseq::detail::bool_byte(b.data(), i)) {
-        if (why) {
-          *why =
-              "element " + std::to_string(i) + " differs: got " + to_string(a, 16) + ", expected " + to_string(b, 16);
-        }
-        return false;
-      }
-    }
-    return true;
-  }
-  return visit_dtype(a.dtype(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const auto x = a.values<T>();
-    const auto y = b.values<T>();
-    for (std::size_t i = 0; i < x.size(); ++i) {
-      if (!close_scalar(x[i], y[i], rtol, atol)) {
-        if (why) {
-          *why =
-              "element " + std::to_string(i) + " differs: got " + to_string(a, 16) + ", expected " + to_string(b, 16);
-        }
-        return false;
-      }
-    }
-    return true;
-  });
+  const auto close = [&](const auto& x, const auto& y) { return close_scalar(x, y, rtol, atol); };
+  const std::size_t i = tseq::detail::first_mismatch(a, b, close, "all_close", "the tensor", "the expected tensor");
+  if (i == a.size()) return true;
+  if (why)
+    *why = "element " + std::to_string(i) + " differs: got " + to_string(a, 16) + ", expected " + to_string(b, 16);
+  return false;
 }
 
 }  // namespace

@@ -53,9 +53,14 @@ c10::Device torch_device(Device d, std::string_view what) {
       return c10::Device(c10::DeviceType::Metal, index);
     case DeviceType::OneApi:
       return c10::Device(c10::DeviceType::XPU, index);
-    default:
-      throw DeviceError(std::string(what) + ": a tensor on " + to_string(d) + " has no torch device");
+    case DeviceType::OpenCl:  // all device types, no default: -Wswitch names a new one here
+    case DeviceType::Vpi:
+    case DeviceType::ExtDev:
+    case DeviceType::WebGpu:
+    case DeviceType::Hexagon:
+      break;
   }
+  throw DeviceError(std::string(what) + ": a tensor on " + to_string(d) + " has no torch device");
 }
 
 }  // namespace
@@ -112,6 +117,7 @@ Device device_from_torch(c10::Device d) {
 
 namespace detail {
 
+// All 15 cases, no default: -Wswitch names a new element type here.
 DataType storage_dtype(DataType t) noexcept {
   switch (t) {
     case DataType::Uint16:
@@ -120,9 +126,21 @@ DataType storage_dtype(DataType t) noexcept {
       return DataType::Int32;
     case DataType::Uint64:
       return DataType::Int64;
-    default:
+    case DataType::Float:
+    case DataType::Uint8:
+    case DataType::Int8:
+    case DataType::Int16:
+    case DataType::Int32:
+    case DataType::Int64:
+    case DataType::String:
+    case DataType::Bool:
+    case DataType::Float16:
+    case DataType::Double:
+    case DataType::Complex64:
+    case DataType::Complex128:
       return t;
   }
+  return t;
 }
 
 Tensor from_torch(const at::Tensor& t, std::string_view what, std::optional<DataType> as) {
@@ -173,7 +191,7 @@ at::Tensor to_torch_bits(const Tensor& t) {
     throw TypeError("to_torch: a " + dtype_name(t.dtype()) +
                     " tensor has no PyTorch type (PyTorch 1.13 has no uint16, uint32, uint64 or string tensors)");
   }
-  if (const TorchOwner* o = t.owner<TorchOwner>()) {
+  if (const auto* o = t.owner<TorchOwner>()) {
     // The original at::Tensor, unless torch changed it since (set_, resize_, a storage swap).
     const at::Tensor& a = o->tensor;
     const void* data = a.numel() == 0 ? nullptr : a.data_ptr();

@@ -253,6 +253,42 @@ TYPED_TEST(RrbVector, InPlaceOverloadsGiveTheSameValuesAsPersistentOnes) {
   r.check_invariants();
 }
 
+// The lifetime rule of rrb_vector.hpp: no const& update changes what a reference refers to;
+// an && update edits in place only the nodes the moved vector holds alone, so a reference
+// taken from it may see the new value (here it does: same address, 999), while a reference
+// into a version sharing those nodes keeps its value. Positions in the tree and in the tail.
+TYPED_TEST(RrbVector, ReferencesFollowTheLifetimeRuleOfConstAndRvalueUpdates) {
+  using V = typename TestFixture::V;
+  constexpr std::size_t n = sizes<V>::n3;
+  for (const std::size_t i : {std::size_t{0}, n / 2, n - 1}) {
+    const int before = as_int(i);
+    {  // const&: the input and every reference into it are unchanged
+      const auto v = make<V>(n);
+      const int* r = &v[i];
+      const auto w = v.set(i, 999);
+      EXPECT_EQ(*r, before) << i;
+      EXPECT_EQ(w[i], 999) << i;
+      EXPECT_NE(&w[i], r) << i;
+    }
+    {  // && on a vector sharing its nodes with u: u's references are unaffected
+      auto v = make<V>(n);
+      const auto u = v;
+      const int* r = &u[i];
+      const auto w = std::move(v).set(i, 999);
+      EXPECT_EQ(*r, before) << i;
+      EXPECT_EQ(u[i], before) << i;
+      EXPECT_EQ(w[i], 999) << i;
+    }
+    {  // && on a vector held alone: edited in place, its reference sees the new value
+      auto v = make<V>(n);
+      const int* r = &v[i];
+      const auto w = std::move(v).set(i, 999);
+      EXPECT_EQ(&w[i], r) << i;
+      EXPECT_EQ(*r, 999) << i;
+    }
+  }
+}
+
 // Regression: an rvalue operand aliasing the other operand must not be consumed first.
 TYPED_TEST(RrbVector, RvalueConcatenationWithItselfDoesNotConsumeTheRightOperand) {
   using V = typename TestFixture::V;

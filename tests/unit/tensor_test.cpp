@@ -43,6 +43,15 @@ TEST(DataType, CodesAndNamesFollowOnnx) {
   static_assert(tseq::dtype_of<std::complex<float>> == DataType::Complex64);
   static_assert(tseq::dtype_of<bool> == DataType::Bool);
   static_assert(!tseq::is_element_type<char>);
+  static_assert(tseq::dtype_kind_of<Eigen::half> == tseq::DTypeKind::floating);
+  static_assert(tseq::dtype_kind_of<std::uint16_t> == tseq::DTypeKind::unsigned_integer);
+  static_assert(tseq::dtype_with(tseq::DTypeKind::signed_integer, 4) == DataType::Int32);
+  static_assert(tseq::dtype_with(tseq::DTypeKind::floating, 2) == DataType::Float16);
+  static_assert(tseq::dtype_with(tseq::DTypeKind::complex, 16) == DataType::Complex128);
+  static_assert(!tseq::is_valid(tseq::dtype_with(tseq::DTypeKind::floating, 1)));
+  for (const DataType t : tseq::all_dtypes) {
+    EXPECT_EQ(tseq::dtype_with(tseq::dtype_kind(t), tseq::dtype_size(t)), t);  // kind and size name one type
+  }
   try {
     (void)tseq::dtype_from_code(16, "SequenceEmpty");
     FAIL();
