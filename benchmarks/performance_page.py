@@ -5,6 +5,7 @@ figure on that page comes from one named run. Also copies the plots to docs/imag
 usage: benchmarks/performance_page.py [build/bench]
        benchmarks/performance_page.py --python [build/bench/python]
        benchmarks/performance_page.py --torch [build/bench/torch]
+       benchmarks/performance_page.py --immer [build/bench/immer]
 
 The page ends with its Python section ("## Python"): hand-written text, then the marker line
 PYTHON_MARK and report.py's Python tables. A C++ run keeps that section as it is (or takes the
@@ -12,7 +13,9 @@ tables from its own summary when the run had the Python benchmark); --python rep
 tables after the marker, from a `scripts/bench --python` run, and copies python.png. A C++ run
 also rewrites README.md's figures from the new page (benchmarks/readme_figures.py). After it
 comes the TorchScript section ("## TorchScript"), kept the same way; --torch replaces its tables
-from a `scripts/bench --torch` run (torch.md) and copies torch.png.
+from a `scripts/bench --torch` run (torch.md) and copies torch.png. Last comes "## Against
+immer", kept the same way; --immer replaces its tables from a `scripts/bench --vs-immer DIR` run
+(immer.md) and copies immer.png.
 """
 import re
 import shutil
@@ -339,41 +342,68 @@ def python_tables(summary):
     return summary.split("\n## Python:", 1)[1].split("\n", 1)[1].strip()
 
 
+# The kept sections, in page order after the C++ part: hand-written text, then the marker line
+# and tables a run writes. Each runs up to the next one's heading.
+PYTHON_HEADING = "\n## Python"
 TORCH_HEADING = "\n## TorchScript"
+IMMER_HEADING = "\n## Against immer"
+KEPT = [PYTHON_HEADING, TORCH_HEADING, IMMER_HEADING]
 
 
-def torch_section(md):
-    """The page's last section, "## TorchScript": its hand-written text, the marker, then `md`
-    (bench_torch.py's torch.md without its heading; None: the tables as the page has them)."""
+def kept_section(heading, body):
+    """The page's section `heading` as it is (body None), or with `body` after its marker; ""
+    when the page has no such section."""
     old = PAGE.read_text() if PAGE.exists() else ""
-    if TORCH_HEADING not in old:
+    if heading not in old:
         return ""
-    section = TORCH_HEADING + old.split(TORCH_HEADING, 1)[1]
-    if md is None:
+    section = heading + old.split(heading, 1)[1]
+    for later in KEPT[KEPT.index(heading) + 1:]:
+        section = section.split(later, 1)[0]
+    if body is None:
         return section.rstrip() + "\n"
-    body = md.split("\n", 1)[1].strip() if md.startswith("## ") else md.strip()
-    return section.split(PYTHON_MARK)[0].rstrip() + "\n\n" + PYTHON_MARK + "\n\n" + body + "\n"
+    return section.split(PYTHON_MARK)[0].rstrip() + "\n\n" + PYTHON_MARK + "\n\n" + body.strip() + "\n"
 
 
-def python_section(tables):
-    """The page's Python section, with `tables` after the marker (None: as the page has it)."""
-    old = PAGE.read_text() if PAGE.exists() else ""
-    if "\n## Python" not in old:
-        return ""
-    section = "\n## Python" + old.split("\n## Python", 1)[1].split(TORCH_HEADING, 1)[0]
-    if tables is None:
-        return section.rstrip() + "\n"
-    return section.split(PYTHON_MARK)[0].rstrip() + "\n\n" + PYTHON_MARK + "\n\n" + tables + "\n"
+def kept_from(heading, bodies=None):
+    """The kept sections from `heading` on, each as it is unless `bodies` gives its new body."""
+    bodies = bodies or {}
+    return "".join(kept_section(h, bodies.get(h)) for h in KEPT[KEPT.index(heading):])
+
+
+def torch_body(md):
+    """bench_torch.py's torch.md without its heading."""
+    return md.split("\n", 1)[1].strip() if md.startswith("## ") else md.strip()
+
+
+def immer_body(md):
+    """immer_report.py's immer.md on the page: without its title, its headings one level down."""
+    lines = md.strip().split("\n")
+    if lines and lines[0].startswith("# "):
+        lines = lines[1:]
+    return "\n".join("#" + line if line.startswith("## ") else line for line in lines).strip()
 
 
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--immer":
+        bench = Path(sys.argv[2] if len(sys.argv) > 2 else "build/bench/immer")
+        page = PAGE.read_text()
+        if IMMER_HEADING not in page:
+            print("docs/performance.md has no '## Against immer' section to fill", file=sys.stderr)
+            return 1
+        body = immer_body((bench / "immer.md").read_text())
+        PAGE.write_text(page.split(IMMER_HEADING, 1)[0].rstrip() + "\n" + kept_from(IMMER_HEADING, {IMMER_HEADING: body}))
+        if (bench / "immer.png").exists():
+            shutil.copy(bench / "immer.png", PAGE.parent / "images" / "immer.png")
+        print("docs/performance.md: the tables against immer from", bench / "immer.md")
+        return 0
     if len(sys.argv) > 1 and sys.argv[1] == "--torch":
         bench = Path(sys.argv[2] if len(sys.argv) > 2 else "build/bench/torch")
         page = PAGE.read_text()
         if TORCH_HEADING not in page:
             print("docs/performance.md has no '## TorchScript' section to fill", file=sys.stderr)
             return 1
-        PAGE.write_text(page.split(TORCH_HEADING, 1)[0].rstrip() + "\n" + torch_section((bench / "torch.md").read_text()))
+        body = torch_body((bench / "torch.md").read_text())
+        PAGE.write_text(page.split(TORCH_HEADING, 1)[0].rstrip() + "\n" + kept_from(TORCH_HEADING, {TORCH_HEADING: body}))
         if (bench / "torch.png").exists():
             shutil.copy(bench / "torch.png", PAGE.parent / "images" / "torch.png")
         print("docs/performance.md: TorchScript tables from", bench / "torch.md")
@@ -385,10 +415,10 @@ def main():
             print(f"{bench}/summary.md has no Python section", file=sys.stderr)
             return 1
         page = PAGE.read_text()
-        if "\n## Python" not in page:
+        if PYTHON_HEADING not in page:
             print("docs/performance.md has no '## Python' section to fill", file=sys.stderr)
             return 1
-        PAGE.write_text(page.split("\n## Python", 1)[0].rstrip() + "\n" + python_section(tables) + torch_section(None))
+        PAGE.write_text(page.split(PYTHON_HEADING, 1)[0].rstrip() + "\n" + kept_from(PYTHON_HEADING, {PYTHON_HEADING: tables}))
         if (bench / "python.png").exists():
             shutil.copy(bench / "python.png", PAGE.parent / "images" / "python.png")
         print("docs/performance.md: Python tables from", bench / "summary.md")
@@ -403,7 +433,7 @@ def main():
     tables = tables.split("\n## Python:")[0].strip()  # report.py's Python section: not on this page
     root = Path(__file__).resolve().parent.parent
     page = TEMPLATE.format(date=date, cpu=cpu, cpus=cpus, mhz=mhz, targets=targets, tables=tables)
-    page = page.rstrip() + "\n" + python_section(python_tables(summary)) + torch_section(None)
+    page = page.rstrip() + "\n" + kept_from(PYTHON_HEADING, {PYTHON_HEADING: python_tables(summary)})
     (root / "docs" / "performance.md").write_text(page)
     for png in ("erase.png", "executor.png", "python.png"):
         if (bench / png).exists():

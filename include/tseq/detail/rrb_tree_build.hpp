@@ -58,9 +58,12 @@ inline auto rrb_tree<T, Bits>::seg_of(node_t* l, std::size_t from, std::size_t t
 // Moves v to the end of leaf l (which has room: count < cap).
 template <class T, unsigned Bits>
 inline void rrb_tree<T, Bits>::append(leaf_t* l, T&& v) {
-  TSEQ_ASSERT(l->count < l->cap, "append: leaf without room");
-  ::new (static_cast<void*>(l->data() + l->count)) T(std::move(v));
-  ++l->count;
+  // count read once: a T such as int may alias it (a uint32_t), so `++l->count` after the
+  // store would load it again and chain each append on the one before (issue 30).
+  const std::uint32_t c = l->count;
+  TSEQ_ASSERT(c < l->cap, "append: leaf without room");
+  ::new (static_cast<void*>(l->data() + c)) T(std::move(v));
+  l->count = c + 1;
 }
 
 template <class T, unsigned Bits>
