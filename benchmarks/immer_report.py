@@ -118,24 +118,33 @@ def plot(outdir, ratios, elems, ns):
                     r = ratios.get((op, elem, n))
                     f.write(f"{n} {r:.4f}\n" if r is not None else f"{n} NaN\n")
                 f.write("\n\n")
-    plots = []
+    # One panel per element type; in each, one colour and point type per operation.
+    colours = ["#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d", "#666666",
+               "#1f78b4", "#b2182b", "#35978f", "#000080"]
+    panels = []
     for e, elem in enumerate(elems):
+        plots = []
         for o, op in enumerate(OPS):
             idx = e * len(OPS) + o
             title = LABELS[op].replace("_", "\\_").replace("^", "\\^")
-            plots.append(f"'{dat}' index {idx} using 1:2 with linespoints lw 2 pt {7 + e} "
-                         f"dt {1 + e} title '{title} ({elem})'")
+            plots.append(f"'{dat}' index {idx} using 1:2 with linespoints lw 2 pt {1 + o % 12} "
+                         f"lc rgb '{colours[o % len(colours)]}' dt {1 + o // 6} title '{title}'")
+        key = "set key outside right" if e == len(elems) - 1 else "unset key"
+        panels.append(f"""set title '{elem} elements'
+{key}
+plot 1 with lines lc rgb 'black' lw 3 notitle, {", ".join(plots)}""")
+    width = 700 * len(elems) + 300
     script = f"""
-set terminal pngcairo size 1200,800 font 'sans,10'
+set terminal pngcairo size {width},700 font 'sans,10'
 set output '{outdir / "immer.png"}'
 set logscale x
 set format x '10^{{%L}}'
 set xlabel 'n (elements)'
-set ylabel 'tseq time / immer time'
-set title 'tseq rrb\\_vector against immer flex\\_vector (below 1: tseq is faster)'
-set key outside right
+set ylabel 'tseq time / immer time (below 1: tseq is faster)'
 set grid
-plot 1 with lines lc rgb 'black' lw 3 notitle, {", ".join(plots)}
+set multiplot layout 1,{len(elems)} title 'tseq rrb\\_vector against immer flex\\_vector'
+{chr(10).join(panels)}
+unset multiplot
 """
     subprocess.run([gnuplot], input=script, text=True, check=True)
 

@@ -107,14 +107,22 @@ struct rrb_tree {
   // walk to the loop (descend_relaxed). docs/decisions.md, issue 30, has the measurements.
   static const leaf_t* find_leaf(const node_t* n, unsigned h, std::size_t& i) noexcept {
     switch (h) {
-      case 0: return as_leaf(n);
-      case 1: return descend<1>(n, i);
-      case 2: return descend<2>(n, i);
-      case 3: return descend<3>(n, i);
-      case 4: return descend<4>(n, i);
-      case 5: return descend<5>(n, i);
-      case 6: return descend<6>(n, i);
-      default: return descend_relaxed(n, h, i);
+      case 0:
+        return as_leaf(n);
+      case 1:
+        return descend<1>(n, i);
+      case 2:
+        return descend<2>(n, i);
+      case 3:
+        return descend<3>(n, i);
+      case 4:
+        return descend<4>(n, i);
+      case 5:
+        return descend<5>(n, i);
+      case 6:
+        return descend<6>(n, i);
+      default:
+        return descend_relaxed(n, h, i);
     }
   }
   template <unsigned H>
