@@ -230,7 +230,8 @@ is how a change is measured.
   ten takes 64 ns here against the naive 49; side by side, the cache colouring (next bullet)
   took them from 133 to 52 ns and from 232 to 48. Judged as issue 30 asks, in one binary
   with 11 repetitions of each benchmark interleaved at random (tseq_bench at a121cdd,
-  2026-12-05, the 2-vCPU EPYC machine, `--benchmark_min_time=0.05`), medians tseq/naive at
+  2026-12-05, the 2-vCPU EPYC machine; `--benchmark_filter='^(SequenceErase|SequenceInsert|Take|Drop|Concat)/[^/]*/(tseq|naive)/payload:16/n:(10|100)$'`
+  `--benchmark_repetitions=11 --benchmark_enable_random_interleaving=true --benchmark_min_time=0.05`), medians tseq/naive at
   n = 10: erase at the back 0.95, front 0.89, middle 0.93, insert 0.85, take 0.96, drop 0.86,
   concatenation of two fives 0.99; at n = 100, 0.31 to 0.52. All within 1.05x.
 - **Cache colouring of large tensors (docs/design.md, section 6).** Allocators return large
@@ -387,46 +388,35 @@ def immer_body(md):
     return "\n".join("#" + line if line.startswith("## ") else line for line in lines).strip()
 
 
+def fill_section(heading, body, source, png):
+    """Replaces the tables of the page's kept section `heading` with `body` (from `source`) and
+    copies the plot `png` beside the page's others when the run drew it."""
+    page = PAGE.read_text()
+    if heading not in page:
+        print(f"docs/performance.md has no '{heading.strip()}' section to fill", file=sys.stderr)
+        return 1
+    PAGE.write_text(page.split(heading, 1)[0].rstrip() + "\n" + kept_from(heading, {heading: body}))
+    if png.exists():
+        shutil.copy(png, PAGE.parent / "images" / png.name)
+    print(f"docs/performance.md: '{heading.strip()}' tables from", source)
+    return 0
+
+
 def main():
-    if len(sys.argv) > 1 and sys.argv[1] == "--immer":
-        bench = Path(sys.argv[2] if len(sys.argv) > 2 else "build/bench/immer")
-        page = PAGE.read_text()
-        if IMMER_HEADING not in page:
-            print("docs/performance.md has no '## Against immer' section to fill", file=sys.stderr)
-            return 1
-        body = immer_body((bench / "immer.md").read_text())
-        PAGE.write_text(page.split(IMMER_HEADING, 1)[0].rstrip() + "\n" + kept_from(IMMER_HEADING, {IMMER_HEADING: body}))
-        if (bench / "immer.png").exists():
-            shutil.copy(bench / "immer.png", PAGE.parent / "images" / "immer.png")
-        print("docs/performance.md: the tables against immer from", bench / "immer.md")
-        return 0
-    if len(sys.argv) > 1 and sys.argv[1] == "--torch":
-        bench = Path(sys.argv[2] if len(sys.argv) > 2 else "build/bench/torch")
-        page = PAGE.read_text()
-        if TORCH_HEADING not in page:
-            print("docs/performance.md has no '## TorchScript' section to fill", file=sys.stderr)
-            return 1
-        body = torch_body((bench / "torch.md").read_text())
-        PAGE.write_text(page.split(TORCH_HEADING, 1)[0].rstrip() + "\n" + kept_from(TORCH_HEADING, {TORCH_HEADING: body}))
-        if (bench / "torch.png").exists():
-            shutil.copy(bench / "torch.png", PAGE.parent / "images" / "torch.png")
-        print("docs/performance.md: TorchScript tables from", bench / "torch.md")
-        return 0
-    if len(sys.argv) > 1 and sys.argv[1] == "--python":
-        bench = Path(sys.argv[2] if len(sys.argv) > 2 else "build/bench/python")
+    option = sys.argv[1] if len(sys.argv) > 1 else ""
+    if option in ("--immer", "--torch", "--python"):
+        bench = Path(sys.argv[2] if len(sys.argv) > 2 else f"build/bench/{option[2:]}")
+        if option == "--immer":
+            return fill_section(IMMER_HEADING, immer_body((bench / "immer.md").read_text()), bench / "immer.md",
+                                bench / "immer.png")
+        if option == "--torch":
+            return fill_section(TORCH_HEADING, torch_body((bench / "torch.md").read_text()), bench / "torch.md",
+                                bench / "torch.png")
         tables = python_tables((bench / "summary.md").read_text())
         if tables is None:
             print(f"{bench}/summary.md has no Python section", file=sys.stderr)
             return 1
-        page = PAGE.read_text()
-        if PYTHON_HEADING not in page:
-            print("docs/performance.md has no '## Python' section to fill", file=sys.stderr)
-            return 1
-        PAGE.write_text(page.split(PYTHON_HEADING, 1)[0].rstrip() + "\n" + kept_from(PYTHON_HEADING, {PYTHON_HEADING: tables}))
-        if (bench / "python.png").exists():
-            shutil.copy(bench / "python.png", PAGE.parent / "images" / "python.png")
-        print("docs/performance.md: Python tables from", bench / "summary.md")
-        return 0
+        return fill_section(PYTHON_HEADING, tables, bench / "summary.md", bench / "python.png")
     bench = Path(sys.argv[1] if len(sys.argv) > 1 else "build/bench")
     summary = (bench / "summary.md").read_text()
     date = re.search(r"Run: (\S+)", summary).group(1)

@@ -59,7 +59,7 @@ inline auto rrb_tree<T, Bits>::seg_of(node_t* l, std::size_t from, std::size_t t
 template <class T, unsigned Bits>
 inline void rrb_tree<T, Bits>::append(leaf_t* l, T&& v) {
   // count read once: a T such as int may alias it (a uint32_t), so `++l->count` after the
-  // store would load it again and chain each append on the one before (issue 30).
+  // store would load it again (docs/decisions.md, "Look-ups").
   const std::uint32_t c = l->count;
   TSEQ_ASSERT(c < l->cap, "append: leaf without room");
   ::new (static_cast<void*>(l->data() + c)) T(std::move(v));

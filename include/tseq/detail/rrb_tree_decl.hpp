@@ -73,23 +73,21 @@ struct rrb_tree {
     return s >= std::numeric_limits<std::size_t>::digits ? 0 : i >> s;
   }
 
-  // Child of `in` (height h) holding element i; i becomes the offset inside that child.
-  // A dense node needs no size table: its children before c are full, c * B^h elements (I4),
-  // so a descent reads one cache line of it (child[c]) instead of two.
-  // The offset is a mask, not `if (c != 0) i -= c << shift`: no branch on the random c.
-  static std::uint32_t child_index(const inner_t* in, unsigned h, std::size_t& i) noexcept {
-    auto c = static_cast<std::uint32_t>(radix(i, h));
-    if (in->dense) {
-      i &= low_mask(h);
-      return c;
-    }
-    c = relaxed_child(in, c, i);
+  // Child of a dense node of height h holding element i; i becomes the offset inside it. Its
+  // children before c are full, c * B^h elements (I4), so neither the size table nor a branch
+  // on the random c is needed: the offset is i's bits below the child's granularity.
+  static std::uint32_t dense_child(unsigned h, std::size_t& i) noexcept {
+    const auto c = static_cast<std::uint32_t>(radix(i, h));
+    i &= low_mask(h);
     return c;
   }
 
-  // Child of a relaxed node holding element i, from the radix guess c (a lower bound), and i
-  // made the offset inside it.
-  static std::uint32_t relaxed_child(const inner_t* in, std::uint32_t c, std::size_t& i) noexcept {
+  // Child of `in` (height h) holding element i; i becomes the offset inside that child.
+  // A dense node needs no size table, so a descent reads one cache line of it (child[c])
+  // instead of two. In a relaxed one the radix guess is a lower bound; the scan goes forward.
+  static std::uint32_t child_index(const inner_t* in, unsigned h, std::size_t& i) noexcept {
+    if (in->dense) return dense_child(h, i);
+    auto c = static_cast<std::uint32_t>(radix(i, h));
     const std::size_t* sizes = in->sizes();
     while (sizes[c] <= i) ++c;
     if (c != 0) i -= sizes[c - 1];
@@ -102,9 +100,9 @@ struct rrb_tree {
 
   // The leaf holding element i of the tree n of height h; i becomes the offset inside it.
   // Dense levels descend through code made for their height (heights up to 6: 2^35 elements at
-  // B = 32), whose shift and mask are constants: a flag test and one load per level, so that
-  // independent look-ups overlap in the processor. The first relaxed node hands the rest of the
-  // walk to the loop (descend_relaxed). docs/decisions.md, issue 30, has the measurements.
+  // B = 32), whose shift and mask are constants: a flag test and one load per level. The first
+  // relaxed node hands the rest of the walk to the loop (descend_relaxed). Measured against
+  // the loop alone: docs/decisions.md, "Look-ups".
   static const leaf_t* find_leaf(const node_t* n, unsigned h, std::size_t& i) noexcept {
     switch (h) {
       case 0:
@@ -132,9 +130,7 @@ struct rrb_tree {
     } else {
       const inner_t* in = as_inner(n);
       if (!in->dense) return descend_relaxed(n, H, i);
-      const auto c = static_cast<std::uint32_t>(radix(i, H));
-      i &= low_mask(H);
-      return descend<H - 1>(in->child[c], i);
+      return descend<H - 1>(in->child[dense_child(H, i)], i);
     }
   }
   static const leaf_t* descend_relaxed(const node_t* n, unsigned h, std::size_t& i) noexcept {
