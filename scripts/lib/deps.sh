@@ -8,7 +8,7 @@ TSEQ_TEST_PACKAGES=(cmake ninja-build g++ pkg-config libboost-dev libeigen3-dev 
   python3-pyrsistent python3-onnx python3-torch
   # tseq::torch (src/torch/, tests/torch, tests/python/test_torch.py): Debian's libtorch 1.13.
   libtorch-dev)
-# scripts/test --clang (and package.public_headers, which uses clang++ when present).
+# scripts/test --clang and --sanitize (and package.public_headers, which uses clang++ when present).
 TSEQ_CLANG_PACKAGES=(clang)
 # scripts/lint: clang-format; clang-tidy (with the clang build's compile_commands.json).
 TSEQ_LINT_PACKAGES=(git clang-format clang-tidy)

@@ -31,7 +31,8 @@ V iota(int n) {
 long allocations() { return tseq_test::current_alloc_stats().allocations; }
 long deallocations() { return tseq_test::current_alloc_stats().deallocations; }
 
-// The tests of the cache's behaviour, skipped in builds with the cache off (the clang preset).
+// The tests of the cache's behaviour, skipped in builds with the cache off (the sanitize and
+// clang presets; the sanitize build runs them again as cache_on.*, tests/CMakeLists.txt).
 class NodeCache : public ::testing::Test {
  protected:
   void SetUp() override {
