@@ -10,7 +10,7 @@ TSEQ_TEST_PACKAGES=(cmake ninja-build g++ pkg-config libboost-dev libeigen3-dev 
   libtorch-dev)
 # scripts/test --clang and --sanitize (and package.public_headers, which uses clang++ when present).
 TSEQ_CLANG_PACKAGES=(clang)
-# scripts/lint: clang-format; clang-tidy (with the clang build's compile_commands.json).
+# scripts/lint: clang-format; clang-tidy (with the sanitize build's compile_commands.json).
 TSEQ_LINT_PACKAGES=(git clang-format clang-tidy)
 
 ensure_debian_packages() {
