@@ -12,7 +12,7 @@
 
 namespace {
 
-using V = tseq::rrb_vector<int, 2>;
+using V = tseq::rrb_vector<int, 2, 2>;  // leaves as wide as inner nodes: the deepest trees per element
 using Model = std::vector<int>;
 
 void same(const V& v, const Model& m) {

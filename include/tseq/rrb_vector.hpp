@@ -47,15 +47,19 @@ inline std::size_t release_node_cache() noexcept { return detail::release_node_c
 /// O(1); never throws.
 [[nodiscard]] inline std::size_t node_cache_bytes() noexcept { return detail::node_cache_held(); }
 
-/// An immutable sequence of T stored in a relaxed radix balanced tree of branching 2^Bits.
+/// An immutable sequence of T stored in a relaxed radix balanced tree of branching 2^Bits,
+/// whose leaves hold up to 2^LBits elements. LBits defaults to Bits for elements of 8 bytes
+/// or more and grows by one for each halving of sizeof(T), up to 7 (128 elements): a leaf
+/// takes about the bytes of an inner node's child array, as immer's leaves do. `int` leaves
+/// hold 64 at the default Bits = 5 (docs/design.md, "Leaf width").
 ///
 /// Every update returns a new version and leaves `*this` unchanged; versions share all nodes
 /// the update did not touch. Copying a vector is one atomic reference-count increment. Each
 /// update has an `&&` overload, for a vector the caller gives up: it edits in place every node
 /// that vector holds alone and allocates only where it must.
 ///
-/// Cost (n = size(), B = 2^Bits): index O(log n); set, insert, erase, take, drop, concatenation
-/// O(B log n) time and O(log n) node allocations; push_back/pop_back amortised O(B) (O(1) when
+/// Cost (n = size(), B = 2^Bits, BL = 2^LBits): index O(log n); set, insert, erase, take, drop,
+/// concatenation O((B + BL) log n) time and O(log n) node allocations; push_back/pop_back amortised O(B) (O(1) when
 /// in place). Memory: the nodes a persistent update copies are allocated for what they hold
 /// (storage() reports the bytes); nodes that grow in place keep room for B entries; freed nodes
 /// are kept per thread for reuse, up to a budget (release_node_cache). Versions
@@ -76,9 +80,9 @@ inline std::size_t release_node_cache() noexcept { return detail::release_node_c
 ///
 /// Debug builds (and TSEQ_ASSERTIONS=1) check operator[]'s precondition and the tree's
 /// invariants after every update (tseq/detail/assert.hpp).
-template <class T, unsigned Bits = 5>
+template <class T, unsigned Bits, unsigned LBits>
 class rrb_vector {
-  using ops = detail::rrb_state_ops<T, Bits>;
+  using ops = detail::rrb_state_ops<T, Bits, LBits>;
   using tree = typename ops::tree;
   using ref = typename ops::ref;
   using state = typename ops::state;
@@ -90,13 +94,16 @@ class rrb_vector {
   using const_reference = const T&;
   using reference = const T&;
   /// Random access; stepping is O(1) amortised, a jump one O(log n) lookup.
-  using const_iterator = detail::rrb_iterator<T, Bits>;
+  using const_iterator = detail::rrb_iterator<T, Bits, LBits>;
   using iterator = const_iterator;
   class builder;
 
-  /// Number of children per inner node and elements per leaf.
+  /// Number of children per inner node.
   static constexpr size_type branching = size_type{1} << Bits;
-  /// Minimum entries of a node that is neither the root nor on the rightmost path.
+  /// Number of elements per leaf (at least branching).
+  static constexpr size_type leaf_capacity = size_type{1} << LBits;
+  /// Minimum entries of an inner node that is neither the root nor on an outer path; a leaf's
+  /// is leaf_capacity / 2.
   static constexpr size_type min_fill = branching / 2;
 
   /// Empty vector. No allocation.
@@ -168,7 +175,7 @@ class rrb_vector {
 
   /// Appends v. Amortised O(1) in place; O(B) + amortised O(log n) persistent.
   [[nodiscard]] rrb_vector push_back(T v) const& {
-    if (is_small() && h_->count < tree::B) return small({seg(0, h_->count), {&v, &v + 1, true}});
+    if (is_small() && h_->count < tree::BL) return small({seg(0, h_->count), {&v, &v + 1, true}});
     return apply([&](state s) { return ops::push_back(std::move(s), std::move(v)); });
   }
   /// In-place form of push_back (see class notes).
@@ -268,7 +275,7 @@ class rrb_vector {
   /// Concatenation. O(B log(n + m)). Throws tseq::LengthError if the sizes add up to more
   /// than max_size().
   [[nodiscard]] friend rrb_vector operator+(const rrb_vector& a, const rrb_vector& b) {
-    if (a.is_small() && b.is_small() && a.h_->count + std::size_t{b.h_->count} <= tree::B) {
+    if (a.is_small() && b.is_small() && a.h_->count + std::size_t{b.h_->count} <= tree::BL) {
       return small({a.seg(0, a.h_->count), b.seg(0, b.h_->count)});  // one new leaf, no reference taken
     }
     if (!a.h_) return b;
@@ -331,7 +338,7 @@ class rrb_vector {
     if (s.size == 0) tree::broken("stored empty state");
     if (!s.tail || !s.tail->is_leaf || s.tail->count == 0) tree::broken("tail missing or empty");
     if (!h_->is_leaf && !s.root) tree::broken("header without a tree");
-    if (s.tail->count > tree::B || s.tail->count > s.tail->cap) tree::broken("tail over-full");
+    if (s.tail->count > tree::BL || s.tail->count > s.tail->cap) tree::broken("tail over-full");
     const std::size_t ts = s.root ? tree::check(s.root, s.height, true, true, true, "root") : 0;
     if (ts + s.tail->count != s.size) {
       tree::broken("size " + std::to_string(s.size) + " != tree " + std::to_string(ts) + " + tail " +
@@ -359,7 +366,7 @@ class rrb_vector {
 
  private:
   friend struct detail::rrb_unchecked;
-  ref h_;  // null (empty), a leaf (at most B elements) or a header_node
+  ref h_;  // null (empty), a leaf (at most BL elements) or a header_node
 
   explicit rrb_vector(ref h) noexcept : h_(std::move(h)) { ops::assert_valid(ops::view_of(h_.get())); }
 
@@ -377,7 +384,7 @@ class rrb_vector {
     return rrb_vector(ops::finish(f(std::move(s)), std::move(h)));
   }
 
-  // A vector of at most B elements is a bare leaf; its const& updates build the new leaf
+  // A vector of at most BL elements is a bare leaf; its const& updates build the new leaf
   // directly, without taking a reference to the old one.
   [[nodiscard]] bool is_small() const noexcept { return h_ && h_->is_leaf; }
   [[nodiscard]] typename tree::seg seg(size_type from, size_type to) const noexcept {
@@ -403,7 +410,7 @@ class rrb_vector {
     return std::move(*this).apply([&](state s) { return ops::set(std::move(s), i, v); });
   }
   [[nodiscard]] rrb_vector insert_unchecked(size_type i, T& v) const& {
-    if (is_small() && h_->count < tree::B) return small({seg(0, i), {&v, &v + 1, true}, seg(i, h_->count)});
+    if (is_small() && h_->count < tree::BL) return small({seg(0, i), {&v, &v + 1, true}, seg(i, h_->count)});
     return apply([&](state s) { return ops::insert(std::move(s), i, v); });
   }
   [[nodiscard]] rrb_vector insert_unchecked(size_type i, T& v) && {
@@ -420,8 +427,8 @@ class rrb_vector {
 
 /// Mutable batch construction: push_back many elements in place, then take a persistent
 /// vector. Amortised O(1) per element.
-template <class T, unsigned Bits>
-class rrb_vector<T, Bits>::builder {
+template <class T, unsigned Bits, unsigned LBits>
+class rrb_vector<T, Bits, LBits>::builder {
  public:
   builder() = default;
   /// Starts from the elements of v (shared until changed).

@@ -60,9 +60,9 @@ void expect_matches(const V& v, const Model& m, bool full, std::mt19937_64& rng)
 
 enum class Op { push, pop, set, insert, erase, erase_range, take, drop, concat_other, concat_self, builder, kCount };
 
-template <unsigned Bits>
+template <unsigned Bits, unsigned LBits = Bits>
 struct Script {
-  using V = tseq::rrb_vector<int, Bits>;
+  using V = tseq::rrb_vector<int, Bits, LBits>;
   std::mt19937_64 rng;
   int next = 0;
   std::deque<std::pair<V, Model>> history;  // older versions and their snapshots
@@ -219,14 +219,15 @@ struct Script {
   }
 };
 
-template <unsigned Bits>
+template <unsigned Bits, unsigned LBits = Bits>
 void run_seeds(std::uint64_t base, std::uint64_t count, std::size_t steps, std::size_t max_size,
                std::size_t start_size) {
   for (std::uint64_t seed : seeds(base, count)) {
-    Script<Bits> script(seed);
+    Script<Bits, LBits> script(seed);
     script.run(steps, max_size, start_size);
     if (::testing::Test::HasFailure()) {
-      ADD_FAILURE() << "failing script: Bits=" << Bits << " seed=" << seed << " (rerun with TSEQ_SEED=" << seed << ")";
+      ADD_FAILURE() << "failing script: Bits=" << Bits << " LBits=" << LBits << " seed=" << seed
+                    << " (rerun with TSEQ_SEED=" << seed << ")";
       return;
     }
   }
@@ -239,6 +240,17 @@ TEST(RrbModel, ScriptsMatchStdVectorAtBranching8) { run_seeds<3>(3, 20, 3000, 50
 // Branching 32 (the default) across the 32, 1024 and 32768 boundaries.
 TEST(RrbModel, ScriptsMatchStdVectorAtBranching32AcrossLevelBoundaries) { run_seeds<5>(4, 10, 3000, 70000, 40000); }
 TEST(RrbModel, ScriptsMatchStdVectorAtBranching32SmallSizes) { run_seeds<5>(5, 40, 2000, 200, 30); }
+// Leaves wider than inner nodes (docs/design.md, "Leaf width"): the index shifts by LBits at
+// the bottom level and Bits above, leaves split and merge at BL and BL/2, inner nodes at B and
+// B/2. Branching 4 with leaves of 8 and 16 keeps trees deep; 32 with 64 is int's default.
+TEST(RrbModel, ScriptsMatchStdVectorWithLeavesOf8AtBranching4) { run_seeds<2, 3>(7, 40, 3000, 2000, 200); }
+TEST(RrbModel, ScriptsMatchStdVectorWithLeavesOf16AtBranching4) { run_seeds<2, 4>(8, 20, 3000, 20000, 2000); }
+TEST(RrbModel, ScriptsMatchStdVectorWithLeavesOf32AtBranching8) { run_seeds<3, 5>(9, 20, 3000, 20000, 500); }
+TEST(RrbModel, ScriptsMatchStdVectorWithLeavesOf128AtBranching4) { run_seeds<2, 7>(10, 10, 3000, 20000, 2000); }
+TEST(RrbModel, ScriptsMatchStdVectorWithIntsDefaultLeavesOf64) {
+  static_assert(tseq::rrb_vector<int>::leaf_capacity == 64 && tseq::rrb_vector<int>::branching == 32);
+  run_seeds<5, 6>(11, 20, 2000, 70000, 3000);
+}
 
 // Over 10^6 elements: doubling by self-concatenation, then random edits at that size.
 TEST(RrbModel, ScriptsMatchStdVectorAtBranching32OverAMillionElements) {
@@ -263,9 +275,9 @@ TEST(RrbModel, ScriptsMatchStdVectorAtBranching32OverAMillionElements) {
 }
 
 // Long slice/concat histories must not grow the tree (Clojure's core.rrb-vector did).
-template <unsigned Bits>
+template <unsigned Bits, unsigned LBits = Bits>
 void slice_concat_history(std::uint64_t seed, int rounds) {
-  using V = tseq::rrb_vector<int, Bits>;
+  using V = tseq::rrb_vector<int, Bits, LBits>;
   std::mt19937_64 rng(seed);
   Model m(5000);
   std::iota(m.begin(), m.end(), 0);
@@ -296,13 +308,14 @@ TEST(RrbBalance, SliceConcatHistoryStaysWithinTheLevelsBound) {
   slice_concat_history<5>(11, 3000);
   slice_concat_history<3>(14, 2000);
   slice_concat_history<2>(12, 3000);
+  slice_concat_history<2, 4>(20, 3000);
 }
 
-// Every leaf but the last two (the tree's rightmost and the tail) holds at least B/2 elements,
-// whatever the history (the fill bound), so n elements take at most n / (B/2) + 2 leaves.
-template <unsigned Bits>
+// Every leaf but the last two (the tree's rightmost and the tail) holds at least BL/2 elements,
+// whatever the history (the fill bound), so n elements take at most n / (BL/2) + 2 leaves.
+template <unsigned Bits, unsigned LBits = Bits>
 void fill_bound_after_random_edits(std::uint64_t seed, std::size_t n, int steps) {
-  using V = tseq::rrb_vector<int, Bits>;
+  using V = tseq::rrb_vector<int, Bits, LBits>;
   std::mt19937_64 rng(seed);
   Model m(n);
   std::iota(m.begin(), m.end(), 0);
@@ -318,23 +331,26 @@ void fill_bound_after_random_edits(std::uint64_t seed, std::size_t n, int steps)
       m.insert(m.begin() + static_cast<std::ptrdiff_t>(i), s);
     }
   }
-  ASSERT_NO_THROW(v.check_invariants()) << "Bits " << Bits << " seed " << seed;
-  ASSERT_TRUE(std::equal(v.begin(), v.end(), m.begin())) << "Bits " << Bits << " seed " << seed;
+  ASSERT_NO_THROW(v.check_invariants()) << "Bits " << Bits << "/" << LBits << " seed " << seed;
+  ASSERT_TRUE(std::equal(v.begin(), v.end(), m.begin())) << "Bits " << Bits << "/" << LBits << " seed " << seed;
   std::size_t chunks = 0;
   std::size_t small = 0;
   v.for_each_chunk([&](const int* f, const int* l) {
     ++chunks;
-    if (static_cast<std::size_t>(l - f) < V::min_fill) ++small;
+    if (static_cast<std::size_t>(l - f) < V::leaf_capacity / 2) ++small;
   });
-  EXPECT_LE(small, 2u) << "Bits " << Bits << " seed " << seed;  // only the tree's last leaf and the tail
-  EXPECT_LE(chunks, m.size() / V::min_fill + 2) << "Bits " << Bits << " seed " << seed;
-  EXPECT_LE(v.levels(), V::levels_bound(m.size())) << "Bits " << Bits << " seed " << seed;
+  EXPECT_LE(small, 2u) << "Bits " << Bits << "/" << LBits << " seed "
+                       << seed;  // only the tree's last leaf and the tail
+  EXPECT_LE(chunks, m.size() / (V::leaf_capacity / 2) + 2) << "Bits " << Bits << "/" << LBits << " seed " << seed;
+  EXPECT_LE(v.levels(), V::levels_bound(m.size())) << "Bits " << Bits << "/" << LBits << " seed " << seed;
 }
 
 TEST(RrbBalance, EveryLeafButTheLastTwoIsHalfFullAfterRandomEdits) {
   fill_bound_after_random_edits<2>(15, 20000, 30000);
   fill_bound_after_random_edits<3>(16, 20000, 30000);
   fill_bound_after_random_edits<5>(13, 100000, 100000);
+  fill_bound_after_random_edits<2, 4>(18, 20000, 30000);
+  fill_bound_after_random_edits<5, 6>(19, 100000, 100000);  // int's default
 }
 
 // In-place random inserts share a full leaf's elements with a sibling that has room before
@@ -354,7 +370,7 @@ TEST(RrbBalance, InPlaceInsertsKeepTheAverageLeafOverEightyPercentFull) {
   ASSERT_TRUE(std::equal(v.begin(), v.end(), m.begin()));
   std::size_t leaves = 0;
   v.for_each_chunk([&](const int*, const int*) { ++leaves; });
-  const double fill = static_cast<double>(m.size()) / static_cast<double>(leaves * V::branching);
+  const double fill = static_cast<double>(m.size()) / static_cast<double>(leaves * V::leaf_capacity);
   std::printf("average leaf fill after in-place inserts: %.3f\n", fill);
   EXPECT_GT(fill, 0.8);
 }
@@ -363,9 +379,9 @@ TEST(RrbBalance, InPlaceInsertsKeepTheAverageLeafOverEightyPercentFull) {
 // splices and concatenations between eight live versions, every step checked against the
 // model and the levels bound, the invariants checked every step at B = 4. scripts/bench runs
 // it for 10^5 steps on 10^5..10^6 elements and reports the shape.
-template <unsigned Bits>
+template <unsigned Bits, unsigned LBits = Bits>
 void history_probe(std::uint64_t seed, std::size_t lo, std::size_t hi, int steps, int check_every) {
-  using V = tseq::rrb_vector<int, Bits>;
+  using V = tseq::rrb_vector<int, Bits, LBits>;
   std::mt19937_64 rng(seed);
   Model m(lo);
   std::iota(m.begin(), m.end(), 0);
@@ -405,6 +421,9 @@ TEST(RrbHistory, SliceSpliceConcatHistoryMatchesTheModelAtBranching4) {
 }
 TEST(RrbHistory, SliceSpliceConcatHistoryMatchesTheModelAtBranching32) {
   for (std::uint64_t seed : seeds(22, 2)) history_probe<5>(seed, 2000, 20000, 2000, 50);
+}
+TEST(RrbHistory, SliceSpliceConcatHistoryMatchesTheModelWithLeavesOf16AtBranching4) {
+  for (std::uint64_t seed : seeds(24, 2)) history_probe<2, 4>(seed, 500, 5000, 1500, 1);
 }
 
 // Persistent random edits (each version dropped after the next is made, as a graph executor

@@ -130,8 +130,11 @@ TEST(RrbCost, DropCostsAboutWhatATakeDoesOnAverage) {
   }
 }
 
+// Per inner level the seam explodes two nodes, each child gaining a reference when its node is
+// shared: up to 2B. Measured worst at 10^6 ints (leaves of 64, 4 levels): 126 fresh, 154 after
+// the edits, against 2B * 3 + 8 = 200.
 TEST(RrbCost, ConcatenationRebuildsOnlyTheSeam) {
-  expect_worst_within("a + b", 3, 200, 3 * B / 2, 0, 3, [](const V& v, std::size_t k) {
+  expect_worst_within("a + b", 3, 200, 2 * B, 0, 3, [](const V& v, std::size_t k) {
     const V a = v.take(k);
     const V b = v.drop(k);
     return measure([&] { return a + b; });

@@ -1,6 +1,8 @@
 // API behaviour of tseq::rrb_vector: construction, access, errors, iterators, persistence.
-// Typed tests, run at branching 4, 8 and 32 (Bits 2, 3, 5): sizes are computed from
-// V::branching so that every test works on trees of several levels at each branching.
+// Typed tests, run at branching 4, 8 and 32 (Bits 2, 3, 5) with leaves as wide as the inner
+// nodes, and at 4 with leaves of 16 and 32 with int's default leaves of 64: sizes are computed
+// from V::branching and V::leaf_capacity so that every test works on trees of several levels
+// in each configuration.
 
 #include <gtest/gtest.h>
 
@@ -43,46 +45,51 @@ V make(std::size_t n, int from = 0) {
 int as_int(std::size_t i) { return static_cast<int>(i); }
 std::ptrdiff_t as_diff(std::size_t i) { return static_cast<std::ptrdiff_t>(i); }
 
-// Element counts for a vector built from a range (full leaves, the last 1..B elements in the
-// tail) whose tree has exactly `levels` levels: more than B^(levels-1) elements in the tree,
-// at most B^levels; `extra` more in the tail.
+// Element counts for a vector built from a range (full leaves, the last 1..BL elements in the
+// tail) whose tree has exactly `levels` levels: more than BL * B^(levels-2) elements in the
+// tree, at most BL * B^(levels-1); `extra` more in the tail.
 template <class V>
 constexpr std::size_t with_levels(unsigned levels, std::size_t extra) {
-  std::size_t tree = 1;
-  for (unsigned l = 0; l < levels; ++l) tree *= V::branching;
+  std::size_t tree = V::leaf_capacity;
+  for (unsigned l = 1; l < levels; ++l) tree *= V::branching;
   return tree + extra;
 }
 
 template <class V>
 struct sizes {
   static constexpr std::size_t B = V::branching;
-  // Three levels at every branching: 3 B^2 elements in the tree, B/2 in the tail.
-  static constexpr std::size_t n3 = 3 * B * B + B / 2;
-  // Four levels: B^3 + B elements in the tree.
-  static constexpr std::size_t n4 = with_levels<V>(3, 2 * B + B / 2);
+  static constexpr std::size_t BL = V::leaf_capacity;
+  // Three levels in every configuration: 3 BL B elements in the tree, BL/2 in the tail.
+  static constexpr std::size_t n3 = 3 * BL * B + BL / 2;
+  // Four levels: BL B^2 + BL elements in the tree.
+  static constexpr std::size_t n4 = with_levels<V>(3, 2 * BL + BL / 2);
 };
 
-template <unsigned Bits>
+template <unsigned Bits, unsigned LBits = Bits>
 struct bits {
   static constexpr unsigned value = Bits;
+  static constexpr unsigned leaf = LBits;
 };
 
 template <class P>
 class RrbVector : public ::testing::Test {
  protected:
-  using V = rrb_vector<int, P::value>;
+  using V = rrb_vector<int, P::value, P::leaf>;
   static_assert(std::random_access_iterator<typename V::const_iterator>);
   static_assert(std::ranges::random_access_range<V>);
   static_assert(sizeof(V) == sizeof(void*), "a vector is one counted handle");
 };
 
-using Branchings = ::testing::Types<bits<2>, bits<3>, bits<5>>;
+using Branchings = ::testing::Types<bits<2>, bits<3>, bits<5>, bits<2, 4>, bits<5, 6>>;
+static_assert(std::is_same_v<rrb_vector<int>, rrb_vector<int, 5, 6>>, "int's default leaves hold 64");
 
 class BranchingName {
  public:
   template <class P>
   static std::string GetName(int) {
-    return "B" + std::to_string(1u << P::value);
+    std::string name = "B" + std::to_string(1u << P::value);
+    if (P::leaf != P::value) name += "L" + std::to_string(1u << P::leaf);
+    return name;
   }
 };
 
@@ -110,10 +117,11 @@ TYPED_TEST(RrbVector, EmptyVectorHasNoElementsAndCheckedAccessThrows) {
 TYPED_TEST(RrbVector, RangeConstructionKeepsOrderAtEveryLevelCount) {
   using V = typename TestFixture::V;
   constexpr std::size_t B = V::branching;
+  constexpr std::size_t BL = V::leaf_capacity;
   const V a{1, 2, 3};
   EXPECT_EQ(to_std(a), (std::vector<int>{1, 2, 3}));
   // Around each boundary: one leaf, a tree of one leaf, of one level of inner nodes, of two.
-  const std::size_t ns[] = {1, B - 1, B, B + 1, 2 * B, B * B, B * B + 1, B * B + B + 1, sizes<V>::n4};
+  const std::size_t ns[] = {1, BL - 1, BL, BL + 1, 2 * BL, BL * B, BL * B + 1, BL * B + BL + 1, sizes<V>::n4};
   for (std::size_t n : ns) {
     const auto v = make<V>(n);
     v.check_invariants();
@@ -122,10 +130,10 @@ TYPED_TEST(RrbVector, RangeConstructionKeepsOrderAtEveryLevelCount) {
     EXPECT_EQ(v.back(), as_int(n) - 1);
     EXPECT_LE(v.levels(), V::levels_bound(n));
   }
-  EXPECT_EQ(make<V>(B).levels(), 0u) << "B elements are one leaf, the tail";
-  EXPECT_EQ(make<V>(B + 1).levels(), 1u);
-  EXPECT_EQ(make<V>(B * B + 1).levels(), 2u);
-  EXPECT_EQ(make<V>(B * B + B + 1).levels(), 3u);
+  EXPECT_EQ(make<V>(BL).levels(), 0u) << "BL elements are one leaf, the tail";
+  EXPECT_EQ(make<V>(BL + 1).levels(), 1u);
+  EXPECT_EQ(make<V>(BL * B + 1).levels(), 2u);
+  EXPECT_EQ(make<V>(BL * B + BL + 1).levels(), 3u);
   EXPECT_EQ(make<V>(sizes<V>::n4).levels(), 4u);
 }
 
@@ -364,7 +372,7 @@ TYPED_TEST(RrbVector, IteratorSupportsRandomAccessAcrossLeaves) {
 // One chunk per leaf (the tail included), each the leaf's own storage: no run split or copied.
 TYPED_TEST(RrbVector, ForEachChunkVisitsEachLeafInPlaceInOrder) {
   using V = typename TestFixture::V;
-  constexpr std::size_t B = V::branching;
+  constexpr std::size_t BL = V::leaf_capacity;
   constexpr std::size_t n = sizes<V>::n3;
   const auto v = make<V>(n).erase(n / 2).insert(5, 5);
   std::vector<int> seen;
@@ -372,7 +380,7 @@ TYPED_TEST(RrbVector, ForEachChunkVisitsEachLeafInPlaceInOrder) {
   v.for_each_chunk([&](const int* f, const int* l) {
     ++chunks;
     EXPECT_GE(l - f, 1);
-    EXPECT_LE(static_cast<std::size_t>(l - f), B);
+    EXPECT_LE(static_cast<std::size_t>(l - f), BL);
     EXPECT_EQ(f, &v[seen.size()]) << "chunk " << chunks << " is not the leaf's storage";
     seen.insert(seen.end(), f, l);
   });
@@ -404,10 +412,10 @@ TYPED_TEST(RrbVector, BuilderSnapshotsAreUnaffectedByLaterPushes) {
 
 TYPED_TEST(RrbVector, BuilderFillsLevelsDenselyBToTheKElementsPlusATailAreKLevels) {
   using V = typename TestFixture::V;
-  constexpr std::size_t B = V::branching;
+  constexpr std::size_t BL = V::leaf_capacity;
   for (unsigned k = 1; k <= 3; ++k) {
     typename V::builder b;
-    const std::size_t n = with_levels<V>(k, B);  // B^k in the tree, the last B in the tail
+    const std::size_t n = with_levels<V>(k, BL);  // BL B^(k-1) in the tree, the last BL in the tail
     for (std::size_t i = 0; i < n; ++i) b.push_back(as_int(i));
     const auto v = b.persistent();
     EXPECT_EQ(v.levels(), k) << n << " elements";

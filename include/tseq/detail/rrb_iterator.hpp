@@ -1,6 +1,6 @@
 #pragma once
 
-// The random-access iterator of tseq::rrb_vector (rrb_vector<T, Bits>::const_iterator).
+// The random-access iterator of tseq::rrb_vector (rrb_vector<T, Bits, LBits>::const_iterator).
 
 #include <compare>
 #include <cstddef>
@@ -11,7 +11,7 @@
 #include "tseq/detail/rrb_tree.hpp"
 
 namespace tseq {
-template <class T, unsigned Bits>
+template <class T, unsigned Bits = 5, unsigned LBits = detail::default_leaf_bits<T>(Bits)>
 class rrb_vector;
 }  // namespace tseq
 
@@ -21,10 +21,10 @@ namespace tseq::detail {
 // is O(1) and moving to the next leaf reads one slot of the parent; a jump out of the parent
 // costs one O(log n) descent. Holds raw pointers into the vector's nodes: valid while a
 // vector holding those nodes lives.
-template <class T, unsigned Bits>
+template <class T, unsigned Bits, unsigned LBits>
 class rrb_iterator {
-  using tree = rrb_tree<T, Bits>;
-  using view = typename rrb_state_ops<T, Bits>::view;
+  using tree = rrb_tree<T, Bits, LBits>;
+  using view = typename rrb_state_ops<T, Bits, LBits>::view;
   using size_type = std::size_t;
 
  public:
@@ -83,7 +83,7 @@ class rrb_iterator {
   [[nodiscard]] size_type index() const noexcept { return i_; }
 
  private:
-  friend class rrb_vector<T, Bits>;
+  friend class rrb_vector<T, Bits, LBits>;
   view s_;
   size_type i_ = 0;
   const T* base_ = nullptr;  // elements [first_, last_) of the current leaf

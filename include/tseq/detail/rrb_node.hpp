@@ -73,6 +73,18 @@ inline void prefetch_for_refcount(N* const* p, std::uint32_t n) noexcept {
   for (std::uint32_t i = 0; i < n; ++i) TSEQ_PREFETCH_WRITE(p[i]);
 }
 
+// The leaf width (log2 of a leaf's capacity) of rrb_vector<T, Bits> unless one is given:
+// leaves of about the bytes of an inner node's child array (2^bits pointers), as immer sizes
+// its leaves. Elements of pointer size or more: bits; each halving of sizeof(T) below it
+// doubles the leaf (int: 64 elements at bits = 5), up to 7 (128, what `cap` holds). Never
+// narrower than the inner nodes: the height bound (levels_bound) counts on it.
+template <class T>
+constexpr unsigned default_leaf_bits(unsigned bits) noexcept {
+  unsigned l = bits;
+  for (std::size_t s = sizeof(T); s < sizeof(void*) && l < 7; s *= 2) ++l;
+  return l;
+}
+
 template <class T, unsigned Bits>
 struct node;
 

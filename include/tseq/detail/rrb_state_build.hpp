@@ -4,7 +4,7 @@
 // in one pass, O(1) amortised per element and no scratch memory: full leaves go into open[0],
 // the inner node (height 1) being filled; a node that becomes full goes into the one a level
 // up. At the end each open node takes the one below as its last child: a dense, left-packed
-// tree (I4: every child but the last full). The last 1..B elements become the tail (S2).
+// tree (I4: every child but the last full). The last 1..BL elements become the tail (S2).
 // Included through tseq/detail/rrb_state.hpp.
 
 #include <cstddef>
@@ -18,14 +18,14 @@ namespace tseq::detail {
 
 // Copies elements from [first, last) into the empty leaf l until it is full or the range
 // ends (the count kept in a register; on an exception l->count covers what was built).
-template <class T, unsigned Bits>
+template <class T, unsigned Bits, unsigned LBits>
 template <class It>
-inline void rrb_state_ops<T, Bits>::fill_leaf(node_t* n, It& first, const It& last) {
+inline void rrb_state_ops<T, Bits, LBits>::fill_leaf(node_t* n, It& first, const It& last) {
   auto* l = tree::as_leaf(n);
   T* d = l->data();
   std::uint32_t k = 0;
   try {
-    for (; k < B && first != last; ++k, ++first) ::new (static_cast<void*>(d + k)) T(*first);
+    for (; k < BL && first != last; ++k, ++first) ::new (static_cast<void*>(d + k)) T(*first);
   } catch (...) {
     l->count = k;
     throw;
@@ -33,9 +33,9 @@ inline void rrb_state_ops<T, Bits>::fill_leaf(node_t* n, It& first, const It& la
   l->count = k;
 }
 
-template <class T, unsigned Bits>
+template <class T, unsigned Bits, unsigned LBits>
 template <class It>
-inline auto rrb_state_ops<T, Bits>::build(It first, It last) -> state {
+inline auto rrb_state_ops<T, Bits, LBits>::build(It first, It last) -> state {
   state s;
   if (first == last) return s;
   ref cur = tree::new_leaf();
@@ -47,9 +47,9 @@ inline auto rrb_state_ops<T, Bits>::build(It first, It last) -> state {
 }
 
 // The rest of build() once a first full leaf `cur` is made and elements remain.
-template <class T, unsigned Bits>
+template <class T, unsigned Bits, unsigned LBits>
 template <class It>
-inline auto rrb_state_ops<T, Bits>::build_tree(state s, ref cur, It first, It last) -> state {
+inline auto rrb_state_ops<T, Bits, LBits>::build_tree(state s, ref cur, It first, It last) -> state {
   ref open[tree::max_levels];  // open[h]: the node at height h + 1 being filled, or null
   unsigned levels = 0;         // open[0, levels) have been used
   const auto push = [&](ref child) {

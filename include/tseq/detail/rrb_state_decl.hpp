@@ -1,11 +1,11 @@
 #pragma once
 
 // The value of a tseq::rrb_vector: the struct basic_state (root, tail, size, height) and the
-// struct rrb_state_ops<T, Bits>, a namespace of static functions on states, with its types and
+// struct rrb_state_ops<T, Bits, LBits>, a namespace of static functions on states, with its types and
 // the declaration of every function, grouped by the header that defines it (include
 // tseq/detail/rrb_state.hpp, which includes them all). Invariants of a state (docs/design.md):
 //  (S1) size == elements under root + tail->count; tail is null iff size == 0;
-//  (S2) tail holds 1..B elements; root is null or a tree satisfying (I1)-(I4) at `height`;
+//  (S2) tail holds 1..BL elements; root is null or a tree satisfying (I1)-(I4) at `height`;
 //  (S3) a holder is a bare leaf exactly when there is no root (a header always has a tree).
 
 #include <cstddef>
@@ -23,16 +23,16 @@ namespace tseq::detail {
 template <class P>
 struct basic_state {
   P root{};              // tree of all elements but the tail's (null when none)
-  P tail{};              // last 1..B elements (null iff the vector is empty)
+  P tail{};              // last 1..BL elements (null iff the vector is empty)
   std::size_t size = 0;  // elements in tree + tail
   unsigned height = 0;   // height of root: 0 when it is a leaf
 
   [[nodiscard]] std::size_t tree_size() const noexcept { return size - (tail ? tail->count : 0); }
 };
 
-template <class T, unsigned Bits>
+template <class T, unsigned Bits, unsigned LBits>
 struct rrb_state_ops {
-  using tree = rrb_tree<T, Bits>;
+  using tree = rrb_tree<T, Bits, LBits>;
   using ref = typename tree::ref;
   using node_t = typename tree::node_t;
   using header_t = header_node<T, Bits>;
@@ -40,6 +40,7 @@ struct rrb_state_ops {
   using view = basic_state<const node_t*>;
 
   static constexpr std::size_t B = tree::B;
+  static constexpr std::size_t BL = tree::BL;
   static constexpr std::size_t max_size =
       static_cast<std::size_t>(std::numeric_limits<std::ptrdiff_t>::max()) / sizeof(T);
 

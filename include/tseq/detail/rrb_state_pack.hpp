@@ -18,14 +18,14 @@
 
 namespace tseq::detail {
 
-template <class T, unsigned Bits>
-inline std::size_t rrb_state_ops<T, Bits>::size_of(const node_t* h) noexcept {
+template <class T, unsigned Bits, unsigned LBits>
+inline std::size_t rrb_state_ops<T, Bits, LBits>::size_of(const node_t* h) noexcept {
   if (h == nullptr) return 0;
   return h->is_leaf ? h->count : static_cast<const header_t*>(h)->size;
 }
 
-template <class T, unsigned Bits>
-inline auto rrb_state_ops<T, Bits>::view_of(const node_t* h) noexcept -> view {
+template <class T, unsigned Bits, unsigned LBits>
+inline auto rrb_state_ops<T, Bits, LBits>::view_of(const node_t* h) noexcept -> view {
   if (h == nullptr) return {};
   if (h->is_leaf) return {nullptr, h, h->count, 0};
   const auto* r = static_cast<const header_t*>(h);
@@ -33,8 +33,8 @@ inline auto rrb_state_ops<T, Bits>::view_of(const node_t* h) noexcept -> view {
 }
 
 // A state sharing every node of holder h (for const& updates).
-template <class T, unsigned Bits>
-inline auto rrb_state_ops<T, Bits>::copy_of(const ref& h) -> state {
+template <class T, unsigned Bits, unsigned LBits>
+inline auto rrb_state_ops<T, Bits, LBits>::copy_of(const ref& h) -> state {
   if (!h) return {};
   if (h->is_leaf) return {nullptr, h, h->count, 0};
   const auto* r = static_cast<const header_t*>(h.get());
@@ -43,8 +43,8 @@ inline auto rrb_state_ops<T, Bits>::copy_of(const ref& h) -> state {
 
 // The state of h, moved out of it where h holds the only reference. h keeps a header that
 // finish() may reuse, and is null otherwise.
-template <class T, unsigned Bits>
-inline auto rrb_state_ops<T, Bits>::steal(ref& h) -> state {
+template <class T, unsigned Bits, unsigned LBits>
+inline auto rrb_state_ops<T, Bits, LBits>::steal(ref& h) -> state {
   if (!h) return {};
   if (h->is_leaf) {
     state s;
@@ -60,8 +60,8 @@ inline auto rrb_state_ops<T, Bits>::steal(ref& h) -> state {
 }
 
 // Packs s into a holder, reusing `reuse` (a header we hold alone) if given.
-template <class T, unsigned Bits>
-inline auto rrb_state_ops<T, Bits>::finish(state s, ref reuse) -> ref {
+template <class T, unsigned Bits, unsigned LBits>
+inline auto rrb_state_ops<T, Bits, LBits>::finish(state s, ref reuse) -> ref {
   if (s.size == 0) return nullptr;
   if (!s.root) return std::move(s.tail);  // a small vector is just its leaf
   if (!reuse || reuse->is_leaf || !tree::editable(reuse.get())) {
@@ -76,20 +76,20 @@ inline auto rrb_state_ops<T, Bits>::finish(state s, ref reuse) -> ref {
   return reuse;
 }
 
-// A small vector's update: one new leaf from the given runs of elements (never more than B),
+// A small vector's update: one new leaf from the given runs of elements (never more than BL),
 // or none when they are empty (erasing the last element allocates nothing).
-template <class T, unsigned Bits>
-inline auto rrb_state_ops<T, Bits>::small(std::initializer_list<typename tree::seg> segs) -> ref {
+template <class T, unsigned Bits, unsigned LBits>
+inline auto rrb_state_ops<T, Bits, LBits>::small(std::initializer_list<typename tree::seg> segs) -> ref {
   if (tree::entries(segs.begin(), segs.size()) == 0) return nullptr;
   ref none;
-  ref leaf = tree::build_leaves(segs.begin(), segs.size(), B, none);
+  ref leaf = tree::build_leaves(segs.begin(), segs.size(), BL, none);
   TSEQ_ASSERT(!none, "a small update produced more than one leaf");
   return leaf;
 }
 
 // Element i of holder h: the header alone tells tree from tail, then one descent.
-template <class T, unsigned Bits>
-inline const T& rrb_state_ops<T, Bits>::lookup(const node_t* h, std::size_t i) noexcept {
+template <class T, unsigned Bits, unsigned LBits>
+inline const T& rrb_state_ops<T, Bits, LBits>::lookup(const node_t* h, std::size_t i) noexcept {
   TSEQ_ASSERT(i < size_of(h), "rrb_vector: index out of range (operator[] precondition)");
   if (h->is_leaf) return tree::as_leaf(h)->data()[i];
   const auto* r = static_cast<const header_t*>(h);
@@ -100,8 +100,8 @@ inline const T& rrb_state_ops<T, Bits>::lookup(const node_t* h, std::size_t i) n
 // The greatest number of tree levels (root height + 1) the invariants allow for n elements
 // in the tree: height h >= 1 only if n > m^(h-1) (m = B/2; docs/design.md, height bound),
 // so 1 + the smallest j with n <= m^j.
-template <class T, unsigned Bits>
-inline unsigned rrb_state_ops<T, Bits>::levels_bound(std::size_t n) noexcept {
+template <class T, unsigned Bits, unsigned LBits>
+inline unsigned rrb_state_ops<T, Bits, LBits>::levels_bound(std::size_t n) noexcept {
   if (n == 0) return 0;
   unsigned j = 0;
   std::size_t p = 1;  // m^j
@@ -115,13 +115,13 @@ inline unsigned rrb_state_ops<T, Bits>::levels_bound(std::size_t n) noexcept {
 
 // Debug-build check after every update: (S1), (S2) and the nodes on both outer spines of the
 // tree (counts, size tables, heights): O(B log n), where updates change the tree.
-template <class T, unsigned Bits>
-inline void rrb_state_ops<T, Bits>::assert_valid(const view& s) noexcept {
+template <class T, unsigned Bits, unsigned LBits>
+inline void rrb_state_ops<T, Bits, LBits>::assert_valid(const view& s) noexcept {
 #if TSEQ_ASSERTIONS
   TSEQ_ASSERT((s.tail == nullptr) == (s.size == 0), "rrb_vector: tail missing or present on an empty vector");
   if (s.size == 0) return;
-  TSEQ_ASSERT(s.tail->is_leaf && s.tail->count >= 1 && s.tail->count <= s.tail->cap && s.tail->cap <= B,
-              "rrb_vector: tail holds 1..B elements");
+  TSEQ_ASSERT(s.tail->is_leaf && s.tail->count >= 1 && s.tail->count <= s.tail->cap && s.tail->cap <= BL,
+              "rrb_vector: tail holds 1..BL elements");
   if (!s.root) {
     TSEQ_ASSERT(s.size == s.tail->count && s.height == 0, "rrb_vector: size of a vector without a tree");
     return;
@@ -144,7 +144,7 @@ inline void rrb_state_ops<T, Bits>::assert_valid(const view& s) noexcept {
       }
       n = in->child[right ? in->count - 1 : 0];
     }
-    TSEQ_ASSERT(n->is_leaf && n->count >= 1 && n->count <= n->cap && n->cap <= B, "rrb_vector: leaf on a spine");
+    TSEQ_ASSERT(n->is_leaf && n->count >= 1 && n->count <= n->cap && n->cap <= BL, "rrb_vector: leaf on a spine");
   }
 #else
   (void)s;

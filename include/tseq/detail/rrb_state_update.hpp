@@ -17,9 +17,9 @@
 namespace tseq::detail {
 
 // Moves the tail into the tree.
-template <class T, unsigned Bits>
-inline void rrb_state_ops<T, Bits>::flush_tail(state& s) {
-  if (s.root && s.tail->count == B && tree::append_leaf_in_place(s.root.get(), s.height, s.tail)) {
+template <class T, unsigned Bits, unsigned LBits>
+inline void rrb_state_ops<T, Bits, LBits>::flush_tail(state& s) {
+  if (s.root && s.tail->count == BL && tree::append_leaf_in_place(s.root.get(), s.height, s.tail)) {
     s.tail = nullptr;
     return;
   }
@@ -33,23 +33,23 @@ inline void rrb_state_ops<T, Bits>::flush_tail(state& s) {
 }
 
 // Restores "tail non-empty when size > 0" by moving the tree's last leaf into the tail.
-template <class T, unsigned Bits>
-inline void rrb_state_ops<T, Bits>::refill_tail(state& s) {
+template <class T, unsigned Bits, unsigned LBits>
+inline void rrb_state_ops<T, Bits, LBits>::refill_tail(state& s) {
   if (s.tail || !s.root) return;
   ref rest = tree::take(std::move(s.root), s.height, s.size, s.tail);
   set_root(s, std::move(rest));
 }
 
-template <class T, unsigned Bits>
-inline void rrb_state_ops<T, Bits>::set_root(state& s, ref r) {
+template <class T, unsigned Bits, unsigned LBits>
+inline void rrb_state_ops<T, Bits, LBits>::set_root(state& s, ref r) {
   s.root = tree::collapse(std::move(r), s.height);
   if (!s.root) s.height = 0;
 }
 
 // push_back's common in-place case without unpacking the holder: h and its tail are ours
 // alone and the tail has room. Returns false, having done nothing, otherwise.
-template <class T, unsigned Bits>
-inline bool rrb_state_ops<T, Bits>::append_in_place(ref& h, T& v) {
+template <class T, unsigned Bits, unsigned LBits>
+inline bool rrb_state_ops<T, Bits, LBits>::append_in_place(ref& h, T& v) {
   if (!h || !tree::editable(h.get())) return false;
   if (h->is_leaf) {
     if (h->count == h->cap) return false;
@@ -66,18 +66,18 @@ inline bool rrb_state_ops<T, Bits>::append_in_place(ref& h, T& v) {
 
 // push_back's common case on a state: its tail is ours alone and has room. Returns false,
 // having done nothing, otherwise (then push_back does the general work).
-template <class T, unsigned Bits>
-inline bool rrb_state_ops<T, Bits>::append_to_tail(state& s, T& v) {
+template <class T, unsigned Bits, unsigned LBits>
+inline bool rrb_state_ops<T, Bits, LBits>::append_to_tail(state& s, T& v) {
   if (!s.tail || s.tail->count == s.tail->cap || !tree::editable(s.tail.get())) return false;
   tree::append(tree::as_leaf(s.tail.get()), std::move(v));
   ++s.size;
   return true;
 }
 
-template <class T, unsigned Bits>
-inline auto rrb_state_ops<T, Bits>::push_back(state s, T v) -> state {
+template <class T, unsigned Bits, unsigned LBits>
+inline auto rrb_state_ops<T, Bits, LBits>::push_back(state s, T v) -> state {
   if (append_to_tail(s, v)) return s;
-  if (s.tail && s.tail->count == B) flush_tail(s);
+  if (s.tail && s.tail->count == BL) flush_tail(s);
   if (!s.tail) {
     s.tail = tree::new_leaf();
     tree::append(tree::as_leaf(s.tail.get()), std::move(v));
@@ -90,8 +90,8 @@ inline auto rrb_state_ops<T, Bits>::push_back(state s, T v) -> state {
   return s;
 }
 
-template <class T, unsigned Bits>
-inline auto rrb_state_ops<T, Bits>::pop_back(state s) -> state {
+template <class T, unsigned Bits, unsigned LBits>
+inline auto rrb_state_ops<T, Bits, LBits>::pop_back(state s) -> state {
   const std::size_t last = s.tail->count - 1u;
   s.tail = tree::erase(std::move(s.tail), 0, last, true);
   --s.size;
@@ -99,8 +99,8 @@ inline auto rrb_state_ops<T, Bits>::pop_back(state s) -> state {
   return s;
 }
 
-template <class T, unsigned Bits>
-inline auto rrb_state_ops<T, Bits>::set(state s, std::size_t i, T& v) -> state {
+template <class T, unsigned Bits, unsigned LBits>
+inline auto rrb_state_ops<T, Bits, LBits>::set(state s, std::size_t i, T& v) -> state {
   const std::size_t ts = s.tree_size();
   if (i >= ts) {
     s.tail = tree::set(std::move(s.tail), 0, i - ts, v);
@@ -110,14 +110,14 @@ inline auto rrb_state_ops<T, Bits>::set(state s, std::size_t i, T& v) -> state {
   return s;
 }
 
-template <class T, unsigned Bits>
-inline auto rrb_state_ops<T, Bits>::insert(state s, std::size_t i, T& v) -> state {
+template <class T, unsigned Bits, unsigned LBits>
+inline auto rrb_state_ops<T, Bits, LBits>::insert(state s, std::size_t i, T& v) -> state {
   if (i == s.size) return push_back(std::move(s), std::move(v));
   const std::size_t ts = s.tree_size();
   ref extra;
   if (i >= ts) {
     s.tail = tree::insert(std::move(s.tail), 0, i - ts, v, true, extra);
-    if (extra) {  // the tail overflowed: its first B elements join the tree
+    if (extra) {  // the tail overflowed: its first BL elements join the tree
       flush_tail(s);
       s.tail = std::move(extra);
     }
@@ -129,8 +129,8 @@ inline auto rrb_state_ops<T, Bits>::insert(state s, std::size_t i, T& v) -> stat
   return s;
 }
 
-template <class T, unsigned Bits>
-inline auto rrb_state_ops<T, Bits>::erase(state s, std::size_t i) -> state {
+template <class T, unsigned Bits, unsigned LBits>
+inline auto rrb_state_ops<T, Bits, LBits>::erase(state s, std::size_t i) -> state {
   const std::size_t ts = s.tree_size();
   if (i >= ts) {
     s.tail = tree::erase(std::move(s.tail), 0, i - ts, true);
@@ -143,8 +143,8 @@ inline auto rrb_state_ops<T, Bits>::erase(state s, std::size_t i) -> state {
 }
 
 // One walk down the cut: the leaf holding element n-1, cut after it, becomes the tail.
-template <class T, unsigned Bits>
-inline auto rrb_state_ops<T, Bits>::take(state s, std::size_t n) -> state {
+template <class T, unsigned Bits, unsigned LBits>
+inline auto rrb_state_ops<T, Bits, LBits>::take(state s, std::size_t n) -> state {
   if (n >= s.size) return s;
   if (n == 0) return {};
   const std::size_t ts = s.tree_size();
@@ -159,8 +159,8 @@ inline auto rrb_state_ops<T, Bits>::take(state s, std::size_t n) -> state {
   return s;
 }
 
-template <class T, unsigned Bits>
-inline auto rrb_state_ops<T, Bits>::drop(state s, std::size_t n) -> state {
+template <class T, unsigned Bits, unsigned LBits>
+inline auto rrb_state_ops<T, Bits, LBits>::drop(state s, std::size_t n) -> state {
   if (n >= s.size) return {};
   if (n == 0) return s;
   const std::size_t ts = s.tree_size();
@@ -176,23 +176,23 @@ inline auto rrb_state_ops<T, Bits>::drop(state s, std::size_t n) -> state {
   return s;
 }
 
-template <class T, unsigned Bits>
-inline auto rrb_state_ops<T, Bits>::erase_range(state s, std::size_t first, std::size_t last) -> state {
+template <class T, unsigned Bits, unsigned LBits>
+inline auto rrb_state_ops<T, Bits, LBits>::erase_range(state s, std::size_t first, std::size_t last) -> state {
   if (first == last) return s;
   state right = drop(s, last);  // shares nodes with s: both sides copy what they change
   return concat(take(std::move(s), first), std::move(right));
 }
 
-template <class T, unsigned Bits>
-inline auto rrb_state_ops<T, Bits>::concat(state a, state b) -> state {
+template <class T, unsigned Bits, unsigned LBits>
+inline auto rrb_state_ops<T, Bits, LBits>::concat(state a, state b) -> state {
   check_concat(a.size, b.size, max_size);
   if (b.size == 0) return a;
   if (a.size == 0) return b;
-  if (!b.root && a.tail->count + std::size_t{b.tail->count} <= B) {
+  if (!b.root && a.tail->count + std::size_t{b.tail->count} <= BL) {
     ref none;
     const typename tree::seg segs[2] = {tree::seg_of(a.tail.get(), 0, a.tail->count, tree::editable(a.tail.get())),
                                         tree::seg_of(b.tail.get(), 0, b.tail->count, tree::editable(b.tail.get()))};
-    a.tail = tree::build_leaves(segs, 2, B, none);
+    a.tail = tree::build_leaves(segs, 2, BL, none);
     a.size += b.size;
     return a;
   }

@@ -1,6 +1,6 @@
 #pragma once
 
-// The tree behind tseq::rrb_vector: include this header for all of rrb_tree<T, Bits>. Its
+// The tree behind tseq::rrb_vector: include this header for all of rrb_tree<T, Bits, LBits>. Its
 // types, constants and declarations are in rrb_tree_decl.hpp; its algorithms are defined by job:
 //   rrb_tree_build.hpp       building nodes and editing their slots
 //   rrb_tree_rebalance.hpp   rebalancing

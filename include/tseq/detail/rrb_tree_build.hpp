@@ -1,14 +1,15 @@
 #pragma once
 
 // rrb_tree (tseq/detail/rrb_tree_decl.hpp): building nodes and editing their child slots.
-// Allocating leaves and inner nodes (room for `cap` entries: B for nodes that grow in place,
+// Allocating leaves and inner nodes (room for `cap` entries: BL or B for nodes that grow in place,
 // exactly their entries for the copies a persistent update makes); filling leaves from runs of
 // elements (seg); laying child references out again over one or two inner nodes (kids,
 // explode, build_inner); copying a shared inner node before it is edited (own, copy_inner);
 // inserting, removing and appending child slots, splitting a full node (add_child); making a
 // root of two subtrees and collapsing single-child roots.
 // Invariants kept here: an inner node's sizes[] are the running element counts of its
-// children (I4), and `dense` is set only when it is true (mark_dense); count <= cap <= B.
+// children (I4), and `dense` is set only when it is true (mark_dense); count <= cap <= BL for
+// a leaf, B for an inner node.
 // The other parts build on these; none of these calls them.
 // Included through tseq/detail/rrb_tree.hpp.
 
@@ -25,39 +26,40 @@
 
 namespace tseq::detail {
 
-// A node with room for `cap` entries (1..B): B for nodes that grow in place, the exact
+// A node with room for `cap` entries (1..BL or 1..B): all for nodes that grow in place, the exact
 // count for the copies a persistent update makes (docs/design.md, "Node sizes").
-template <class T, unsigned Bits>
-inline auto rrb_tree<T, Bits>::new_leaf(std::size_t cap) -> ref {
-  return ref(allocate_node<leaf_t>(checked_cap(cap)), false);
+template <class T, unsigned Bits, unsigned LBits>
+inline auto rrb_tree<T, Bits, LBits>::new_leaf(std::size_t cap) -> ref {
+  return ref(allocate_node<leaf_t>(checked_cap(cap, BL)), false);
 }
 
-template <class T, unsigned Bits>
-inline auto rrb_tree<T, Bits>::new_inner(std::size_t cap) -> ref {
-  return ref(allocate_node<inner_t>(checked_cap(cap)), false);
+template <class T, unsigned Bits, unsigned LBits>
+inline auto rrb_tree<T, Bits, LBits>::new_inner(std::size_t cap) -> ref {
+  return ref(allocate_node<inner_t>(checked_cap(cap, B)), false);
 }
 
-template <class T, unsigned Bits>
-inline std::size_t rrb_tree<T, Bits>::checked_cap(std::size_t cap) noexcept {
-  TSEQ_ASSERT(cap >= 1 && cap <= B, "a node's room is 1..B entries");
+template <class T, unsigned Bits, unsigned LBits>
+inline std::size_t rrb_tree<T, Bits, LBits>::checked_cap(std::size_t cap, std::size_t width) noexcept {
+  TSEQ_ASSERT(cap >= 1 && cap <= width, "a node's room is 1..its width entries");
   return cap;
 }
 
-// Room for `count` entries: all of B when `room`, else exactly count.
-template <class T, unsigned Bits>
-constexpr std::size_t rrb_tree<T, Bits>::cap_for(std::size_t count, bool room) noexcept {
-  return room ? B : count;
+// Room for `count` entries in a node of `width` (BL or B): all of it when `room`, else exactly
+// count.
+template <class T, unsigned Bits, unsigned LBits>
+constexpr std::size_t rrb_tree<T, Bits, LBits>::cap_for(std::size_t count, bool room, std::size_t width) noexcept {
+  return room ? width : count;
 }
 
-template <class T, unsigned Bits>
-inline auto rrb_tree<T, Bits>::seg_of(node_t* l, std::size_t from, std::size_t to, bool steal) noexcept -> seg {
+template <class T, unsigned Bits, unsigned LBits>
+inline auto rrb_tree<T, Bits, LBits>::seg_of(node_t* l, std::size_t from, std::size_t to, bool steal) noexcept -> seg {
   T* d = as_leaf(l)->data();
   return {d + from, d + to, steal};
 }
 
 // Moves v to the end of leaf l (which has room: count < cap).
-template <class T, unsigned Bits>
-inline void rrb_tree<T, Bits>::append(leaf_t* l, T&& v) {
+template <class T, unsigned Bits, unsigned LBits>
+inline void rrb_tree<T, Bits, LBits>::append(leaf_t* l, T&& v) {
   // count read once: a T such as int may alias it (a uint32_t), so `++l->count` after the
   // store would load it again (docs/decisions.md, "Look-ups").
   const std::uint32_t c = l->count;
@@ -66,8 +68,8 @@ inline void rrb_tree<T, Bits>::append(leaf_t* l, T&& v) {
   l->count = c + 1;
 }
 
-template <class T, unsigned Bits>
-inline std::size_t rrb_tree<T, Bits>::entries(const seg* segs, std::size_t nsegs) noexcept {
+template <class T, unsigned Bits, unsigned LBits>
+inline std::size_t rrb_tree<T, Bits, LBits>::entries(const seg* segs, std::size_t nsegs) noexcept {
   std::size_t k = 0;
   for (std::size_t s = 0; s < nsegs; ++s) k += static_cast<std::size_t>(segs[s].last - segs[s].first);
   return k;
@@ -75,8 +77,8 @@ inline std::size_t rrb_tree<T, Bits>::entries(const seg* segs, std::size_t nsegs
 
 // std::move(first, last, out) and std::move_backward(first, last, out_last) on elements inside
 // leaves, without <algorithm>: memmove for trivially copyable T, as the standard library does.
-template <class T, unsigned Bits>
-inline void rrb_tree<T, Bits>::move_elements(T* first, T* last, T* out) {
+template <class T, unsigned Bits, unsigned LBits>
+inline void rrb_tree<T, Bits, LBits>::move_elements(T* first, T* last, T* out) {
   if constexpr (std::is_trivially_copyable_v<T>) {
     std::memmove(static_cast<void*>(out), first, static_cast<std::size_t>(last - first) * sizeof(T));
   } else {
@@ -84,8 +86,8 @@ inline void rrb_tree<T, Bits>::move_elements(T* first, T* last, T* out) {
   }
 }
 
-template <class T, unsigned Bits>
-inline void rrb_tree<T, Bits>::move_elements_backward(T* first, T* last, T* out_last) {
+template <class T, unsigned Bits, unsigned LBits>
+inline void rrb_tree<T, Bits, LBits>::move_elements_backward(T* first, T* last, T* out_last) {
   if constexpr (std::is_trivially_copyable_v<T>) {
     const auto n = static_cast<std::size_t>(last - first);
     std::memmove(static_cast<void*>(out_last - n), first, n * sizeof(T));
@@ -98,9 +100,9 @@ inline void rrb_tree<T, Bits>::move_elements_backward(T* first, T* last, T* out_
 // exception, l->count covers exactly the elements constructed. Kept out of line: inlined
 // into build_leaves, a 10-element persistent erase of tensors measured 1.1-1.3x slower
 // (three alternating runs of each build at --benchmark_min_time=1).
-template <class T, unsigned Bits>
-TSEQ_NOINLINE void rrb_tree<T, Bits>::fill(leaf_t* l, const seg* segs, std::size_t nsegs, std::size_t from,
-                                           std::size_t to) {
+template <class T, unsigned Bits, unsigned LBits>
+TSEQ_NOINLINE void rrb_tree<T, Bits, LBits>::fill(leaf_t* l, const seg* segs, std::size_t nsegs, std::size_t from,
+                                                  std::size_t to) {
   TSEQ_ASSERT(to - from <= l->cap, "fill: more elements than the leaf has room for");
   T* d = l->data();
   std::uint32_t k = 0;
@@ -143,34 +145,36 @@ TSEQ_NOINLINE void rrb_tree<T, Bits>::fill(leaf_t* l, const seg* segs, std::size
 }
 
 // Fills new leaves with the concatenation of segs: the first holds `left` elements, a
-// second (returned in `extra`) the rest, if any. Each has room for B elements when `room`
+// second (returned in `extra`) the rest, if any. Each has room for BL elements when `room`
 // (an in-place update), else exactly its elements.
-template <class T, unsigned Bits>
-inline auto rrb_tree<T, Bits>::build_leaves(const seg* segs, std::size_t nsegs, std::size_t left, ref& extra, bool room)
-    -> ref {
+template <class T, unsigned Bits, unsigned LBits>
+inline auto rrb_tree<T, Bits, LBits>::build_leaves(const seg* segs, std::size_t nsegs, std::size_t left, ref& extra,
+                                                   bool room) -> ref {
   const std::size_t total = entries(segs, nsegs);
-  ref out = new_leaf(cap_for(min_of(total, left), room));
+  ref out = new_leaf(cap_for(min_of(total, left), room, BL));
   fill(as_leaf(out.get()), segs, nsegs, 0, min_of(total, left));
   if (total > left) {
-    extra = new_leaf(cap_for(total - left, room));
+    extra = new_leaf(cap_for(total - left, room, BL));
     fill(as_leaf(extra.get()), segs, nsegs, left, total);
   }
   return out;
 }
 
-// Where to cut k > B entries into two nodes: the right one is on the rightmost path (may stay
-// small, so the left is filled for density) or must hold >= m like the left.
-template <class T, unsigned Bits>
-inline std::size_t rrb_tree<T, Bits>::split_point(std::size_t k, bool rightmost) noexcept {
-  if (k <= B) return k;
-  if (rightmost || k - B >= m) return B;
+// Where to cut k > width entries (width: BL for leaves, B for inner nodes) into two nodes:
+// the right one is on the rightmost path (may stay small, so the left is filled for density)
+// or must hold >= width / 2 like the left.
+template <class T, unsigned Bits, unsigned LBits>
+inline std::size_t rrb_tree<T, Bits, LBits>::split_point(std::size_t k, bool rightmost, std::size_t width) noexcept {
+  if (k <= width) return k;
+  if (rightmost || k - width >= width / 2) return width;
   return (k + 1) / 2;
 }
 
 // Sets `dense` (I4) from the size table alone: the first count-1 children are all full
-// exactly when together they hold (count-1) * B^h elements, since none can hold more.
-template <class T, unsigned Bits>
-inline void rrb_tree<T, Bits>::mark_dense(inner_t* in, unsigned h) noexcept {
+// exactly when together they hold (count-1) * full_size(h - 1) elements, since none can hold
+// more.
+template <class T, unsigned Bits, unsigned LBits>
+inline void rrb_tree<T, Bits, LBits>::mark_dense(inner_t* in, unsigned h) noexcept {
   const std::uint32_t k = in->count - 1u;
   if (k == 0) {
     in->dense = true;
@@ -182,8 +186,8 @@ inline void rrb_tree<T, Bits>::mark_dense(inner_t* in, unsigned h) noexcept {
 }
 
 // Recomputes sizes[from, count) from those children (reading only them), then `dense`.
-template <class T, unsigned Bits>
-inline void rrb_tree<T, Bits>::resize_from(inner_t* in, unsigned h, std::uint32_t from) noexcept {
+template <class T, unsigned Bits, unsigned LBits>
+inline void rrb_tree<T, Bits, LBits>::resize_from(inner_t* in, unsigned h, std::uint32_t from) noexcept {
   std::size_t acc = from == 0 ? 0 : in->sizes()[from - 1];
   for (std::uint32_t i = from; i < in->count; ++i) {
     acc += size_of(in->child[i]);
@@ -193,21 +197,22 @@ inline void rrb_tree<T, Bits>::resize_from(inner_t* in, unsigned h, std::uint32_
 }
 
 // Recomputes sizes[] and `dense` of an inner node at height h (reads every child).
-template <class T, unsigned Bits>
-inline void rrb_tree<T, Bits>::refresh(inner_t* in, unsigned h) noexcept {
+template <class T, unsigned Bits, unsigned LBits>
+inline void rrb_tree<T, Bits, LBits>::refresh(inner_t* in, unsigned h) noexcept {
   resize_from(in, h, 0);
 }
 
 // Elements under child c, from the size table.
-template <class T, unsigned Bits>
-inline std::size_t rrb_tree<T, Bits>::slot_size(const inner_t* in, std::uint32_t c) noexcept {
+template <class T, unsigned Bits, unsigned LBits>
+inline std::size_t rrb_tree<T, Bits, LBits>::slot_size(const inner_t* in, std::uint32_t c) noexcept {
   return in->sizes()[c] - (c == 0 ? 0 : in->sizes()[c - 1]);
 }
 
 // Child c now holds `now` elements instead of `was`: the table from c on moves by the
 // difference (no child is read). The caller then calls mark_dense.
-template <class T, unsigned Bits>
-inline void rrb_tree<T, Bits>::resize_slot(inner_t* in, std::uint32_t c, std::size_t was, std::size_t now) noexcept {
+template <class T, unsigned Bits, unsigned LBits>
+inline void rrb_tree<T, Bits, LBits>::resize_slot(inner_t* in, std::uint32_t c, std::size_t was,
+                                                  std::size_t now) noexcept {
   for (std::uint32_t j = c; j < in->count; ++j) in->sizes()[j] = in->sizes()[j] - was + now;
 }
 
@@ -215,8 +220,8 @@ inline void rrb_tree<T, Bits>::resize_slot(inner_t* in, std::uint32_t c, std::si
 // nodes without reading the children again. Owns the references in v[0, n) (a taken one is
 // null). The arrays are left uninitialised: zeroing ~1 KB per level and checking 66 slots
 // on destruction were over half of merge_seam's time (perf, docs/design.md).
-template <class T, unsigned Bits>
-struct rrb_tree<T, Bits>::kids {
+template <class T, unsigned Bits, unsigned LBits>
+struct rrb_tree<T, Bits, LBits>::kids {
   node_t* v[2 * B + 2];      // NOLINT(cppcoreguidelines-pro-type-member-init): [0, n) are set
   std::size_t s[2 * B + 2];  // NOLINT(cppcoreguidelines-pro-type-member-init)
   std::size_t n = 0;
@@ -248,8 +253,8 @@ struct rrb_tree<T, Bits>::kids {
 // Moves (editable) or copies the child references of inner node `r`, with their sizes
 // from its table, into `out`. Returns r emptied when it was editable (for build_inner to
 // reuse), else null.
-template <class T, unsigned Bits>
-inline auto rrb_tree<T, Bits>::explode(ref r, kids& out) -> ref {
+template <class T, unsigned Bits, unsigned LBits>
+inline auto rrb_tree<T, Bits, LBits>::explode(ref r, kids& out) -> ref {
   inner_t* in = as_inner(r.get());
   const bool steal = editable(in);
   if (!steal) prefetch_for_refcount(in->child, in->count);
@@ -271,12 +276,12 @@ inline auto rrb_tree<T, Bits>::explode(ref r, kids& out) -> ref {
 // second (`extra`) if any. `spare`, an emptied node from explode, is used for the first if
 // given and it has room (one allocation fewer). New nodes get room for B children when
 // `room` (in-place updates, the rightmost path), else exactly their children.
-template <class T, unsigned Bits>
-inline auto rrb_tree<T, Bits>::build_inner(kids& k, std::size_t from, std::size_t to, std::size_t left, unsigned h,
-                                           ref& extra, ref spare, bool room) -> ref {
+template <class T, unsigned Bits, unsigned LBits>
+inline auto rrb_tree<T, Bits, LBits>::build_inner(kids& k, std::size_t from, std::size_t to, std::size_t left,
+                                                  unsigned h, ref& extra, ref spare, bool room) -> ref {
   const std::size_t first = min_of(to - from, left);
-  ref out = spare && spare->cap >= first ? std::move(spare) : new_inner(cap_for(first, room));
-  if (to - from > left) extra = new_inner(cap_for(to - from - left, room));
+  ref out = spare && spare->cap >= first ? std::move(spare) : new_inner(cap_for(first, room, B));
+  if (to - from > left) extra = new_inner(cap_for(to - from - left, room, B));
   inner_t* a = as_inner(out.get());
   std::size_t acc = 0;
   for (std::size_t i = from; i < to; ++i) {
@@ -295,9 +300,9 @@ inline auto rrb_tree<T, Bits>::build_inner(kids& k, std::size_t from, std::size_
 // A new inner node with room for `cap` entries holding src's (children, sizes, dense).
 // Share: src keeps its children too, each gains a reference; else they change hands (no
 // reference count is touched) and src is left empty.
-template <class T, unsigned Bits>
+template <class T, unsigned Bits, unsigned LBits>
 template <bool Share>
-inline auto rrb_tree<T, Bits>::copy_inner(inner_t* src, std::size_t cap) -> ref {
+inline auto rrb_tree<T, Bits, LBits>::copy_inner(inner_t* src, std::size_t cap) -> ref {
   if constexpr (Share) prefetch_for_refcount(src->child, src->count);
   ref out = new_inner(cap);
   inner_t* dst = as_inner(out.get());
@@ -311,9 +316,9 @@ inline auto rrb_tree<T, Bits>::copy_inner(inner_t* src, std::size_t cap) -> ref 
 // counts continuing dst's table. `share`: each child gains a reference and src keeps it; else
 // the children change hands (no reference count is touched) and the caller makes src forget
 // them. dst's `dense` is the caller's to set.
-template <class T, unsigned Bits>
-inline void rrb_tree<T, Bits>::append_slots(inner_t* dst, const inner_t* src, std::uint32_t from, std::uint32_t to,
-                                            bool share) noexcept {
+template <class T, unsigned Bits, unsigned LBits>
+inline void rrb_tree<T, Bits, LBits>::append_slots(inner_t* dst, const inner_t* src, std::uint32_t from,
+                                                   std::uint32_t to, bool share) noexcept {
   TSEQ_ASSERT(dst->count + std::size_t{to - from} <= dst->cap, "append_slots: node without room");
   const std::size_t base = dst->count == 0 ? 0 : dst->sizes()[dst->count - 1];
   const std::size_t cut = from == 0 ? 0 : src->sizes()[from - 1];
@@ -329,8 +334,8 @@ inline void rrb_tree<T, Bits>::append_slots(inner_t* dst, const inner_t* src, st
 // Returns an editable version of inner node r: r itself when we hold the only reference,
 // else a copy with room for `grow` more children than it holds (up to B).
 // (Leaves are never copied whole: each update builds the leaf it needs directly.)
-template <class T, unsigned Bits>
-inline auto rrb_tree<T, Bits>::own(ref r, std::uint32_t grow) -> ref {
+template <class T, unsigned Bits, unsigned LBits>
+inline auto rrb_tree<T, Bits, LBits>::own(ref r, std::uint32_t grow) -> ref {
   if (editable(r.get())) return r;
   return copy_inner<true>(as_inner(r.get()), min_of(B, std::size_t{r->count} + grow));
 }
@@ -338,22 +343,22 @@ inline auto rrb_tree<T, Bits>::own(ref r, std::uint32_t grow) -> ref {
 // Before an entry is added to the editable inner node r: if it is not full (count < B) but
 // its allocation is (count == cap), its children move to a node with room for B. Once per
 // node: the new one has room.
-template <class T, unsigned Bits>
-inline void rrb_tree<T, Bits>::make_room(ref& r) {
+template <class T, unsigned Bits, unsigned LBits>
+inline void rrb_tree<T, Bits, LBits>::make_room(ref& r) {
   if (r->count == r->cap && r->count < B) r = copy_inner<false>(as_inner(r.get()), B);
 }
 
 // Takes child c out of the editable node `in` (the slot is null until put back).
-template <class T, unsigned Bits>
-inline auto rrb_tree<T, Bits>::take_child(inner_t* in, std::uint32_t c) noexcept -> ref {
+template <class T, unsigned Bits, unsigned LBits>
+inline auto rrb_tree<T, Bits, LBits>::take_child(inner_t* in, std::uint32_t c) noexcept -> ref {
   ref r(in->child[c], false);
   in->child[c] = nullptr;
   return r;
 }
 
 // Removes child slot c (already released or taken) and its elements from the table.
-template <class T, unsigned Bits>
-inline void rrb_tree<T, Bits>::remove_slot(inner_t* in, std::uint32_t c) noexcept {
+template <class T, unsigned Bits, unsigned LBits>
+inline void rrb_tree<T, Bits, LBits>::remove_slot(inner_t* in, std::uint32_t c) noexcept {
   const std::size_t was = slot_size(in, c);
   for (std::uint32_t j = c; j + 1 < in->count; ++j) {
     in->child[j] = in->child[j + 1];
@@ -363,8 +368,8 @@ inline void rrb_tree<T, Bits>::remove_slot(inner_t* in, std::uint32_t c) noexcep
 }
 
 // Inserts r, holding `size` elements, as child c (the node has room: count < cap).
-template <class T, unsigned Bits>
-inline void rrb_tree<T, Bits>::insert_slot(inner_t* in, std::uint32_t c, ref r, std::size_t size) noexcept {
+template <class T, unsigned Bits, unsigned LBits>
+inline void rrb_tree<T, Bits, LBits>::insert_slot(inner_t* in, std::uint32_t c, ref r, std::size_t size) noexcept {
   TSEQ_ASSERT(in->count < in->cap, "insert_slot: node without room");
   for (std::uint32_t j = in->count; j > c; --j) {
     in->child[j] = in->child[j - 1];
@@ -380,9 +385,9 @@ inline void rrb_tree<T, Bits>::insert_slot(inner_t* in, std::uint32_t c, ref r, 
 // (make_room); a full node splits: it keeps the first split_point(B + 1) entries and a new
 // right sibling, returned in `extra`, takes the rest. Only the table is read, never the
 // children.
-template <class T, unsigned Bits>
-inline void rrb_tree<T, Bits>::add_child(ref& n, unsigned h, std::uint32_t c, ref r, std::size_t size, bool rightmost,
-                                         ref& extra) {
+template <class T, unsigned Bits, unsigned LBits>
+inline void rrb_tree<T, Bits, LBits>::add_child(ref& n, unsigned h, std::uint32_t c, ref r, std::size_t size,
+                                                bool rightmost, ref& extra) {
   make_room(n);
   inner_t* in = as_inner(n.get());
   if (in->count < B) {
@@ -390,8 +395,8 @@ inline void rrb_tree<T, Bits>::add_child(ref& n, unsigned h, std::uint32_t c, re
     mark_dense(in, h);
     return;
   }
-  const std::size_t left = split_point(B + 1, rightmost);
-  ref right = new_inner(cap_for(B + 1 - left, rightmost));  // first: if it throws, nothing has moved
+  const std::size_t left = split_point(B + 1, rightmost, B);
+  ref right = new_inner(cap_for(B + 1 - left, rightmost, B));  // first: if it throws, nothing has moved
   node_t* ep[B + 1];
   std::size_t es[B + 1];
   for (std::uint32_t e = 0; e <= B; ++e) {
@@ -426,8 +431,8 @@ inline void rrb_tree<T, Bits>::add_child(ref& n, unsigned h, std::uint32_t c, re
 
 // A new root over the trees a and b (both of height h, a's elements first): h becomes its
 // height.
-template <class T, unsigned Bits>
-inline auto rrb_tree<T, Bits>::root_of_two(ref a, ref b, unsigned& h) -> ref {
+template <class T, unsigned Bits, unsigned LBits>
+inline auto rrb_tree<T, Bits, LBits>::root_of_two(ref a, ref b, unsigned& h) -> ref {
   ref root = new_inner();
   inner_t* in = as_inner(root.get());
   in->child[0] = a.detach();
@@ -439,8 +444,8 @@ inline auto rrb_tree<T, Bits>::root_of_two(ref a, ref b, unsigned& h) -> ref {
 }
 
 // While the root is an inner node with a single child, that child becomes the root.
-template <class T, unsigned Bits>
-inline auto rrb_tree<T, Bits>::collapse(ref r, unsigned& h) -> ref {
+template <class T, unsigned Bits, unsigned LBits>
+inline auto rrb_tree<T, Bits, LBits>::collapse(ref r, unsigned& h) -> ref {
   while (r && !r->is_leaf && r->count == 1) {
     ref c(as_inner(r.get())->child[0]);
     r = std::move(c);

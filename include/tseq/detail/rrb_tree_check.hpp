@@ -14,27 +14,27 @@
 
 namespace tseq::detail {
 
-template <class T, unsigned Bits>
-[[noreturn]] inline void rrb_tree<T, Bits>::broken(const std::string& what) {
+template <class T, unsigned Bits, unsigned LBits>
+[[noreturn]] inline void rrb_tree<T, Bits, LBits>::broken(const std::string& what) {
   throw std::logic_error("rrb_vector invariant broken: " + what);
 }
 
 // Checks (I1)-(I4) and (I3L) below n; returns the element count.
-template <class T, unsigned Bits>
-inline std::size_t rrb_tree<T, Bits>::check(const node_t* n, unsigned h, bool is_root, bool leftmost, bool rightmost,
-                                            const std::string& path) {
+template <class T, unsigned Bits, unsigned LBits>
+inline std::size_t rrb_tree<T, Bits, LBits>::check(const node_t* n, unsigned h, bool is_root, bool leftmost,
+                                                   bool rightmost, const std::string& path) {
   if (n == nullptr) broken("null node at " + path);
   if (n->refs.load() == 0) broken("node with no references at " + path);
   if (n->is_leaf != (h == 0)) broken("leaf at wrong height at " + path);
-  if (n->count == 0 || n->count > B) {
+  if (n->count == 0 || n->count > width_at(h)) {
     broken("node at " + path + " holds " + std::to_string(n->count) + " entries");
   }
   if (n->count > n->cap) {
     broken("node at " + path + " holds " + std::to_string(n->count) + " entries but has room for " +
            std::to_string(n->cap));
   }
-  if (!is_root && !leftmost && !rightmost && n->count < m) {
-    broken("node at " + path + " holds " + std::to_string(n->count) + " < " + std::to_string(m) +
+  if (!is_root && !leftmost && !rightmost && n->count < min_at(h)) {
+    broken("node at " + path + " holds " + std::to_string(n->count) + " < " + std::to_string(min_at(h)) +
            " entries and is neither root nor on an outer path");
   }
   if (!is_root && leftmost && h > 0 && n->count < 2) {

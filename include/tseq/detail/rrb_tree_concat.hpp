@@ -21,19 +21,19 @@ namespace tseq::detail {
 // L (height h) ends the left tree's rightmost path, whose nodes below L may be under-full;
 // R (height h) starts the right tree's leftmost path. Returns their contents as one node, or
 // two (`extra`), satisfying (I3) except that the last may be small when r_rightmost.
-template <class T, unsigned Bits>
-inline auto rrb_tree<T, Bits>::merge_seam(ref L, ref R, unsigned h, bool r_rightmost, ref& extra) -> ref {
+template <class T, unsigned Bits, unsigned LBits>
+inline auto rrb_tree<T, Bits, LBits>::merge_seam(ref L, ref R, unsigned h, bool r_rightmost, ref& extra) -> ref {
   if (h == 0) {
     const std::size_t k = L->count + std::size_t{R->count};
     // Both kept as they are when both satisfy (I3), or when R, on the rightmost path, may
     // stay small: pushing a short tail onto a tree then copies no element.
-    if (L->count >= m && (r_rightmost ? k > B || R->count < m : k > B && R->count >= m)) {
+    if (L->count >= mL && (r_rightmost ? k > BL || R->count < mL : k > BL && R->count >= mL)) {
       extra = std::move(R);
       return L;
     }
     const seg segs[2] = {seg_of(L.get(), 0, L->count, editable(L.get())),
                          seg_of(R.get(), 0, R->count, editable(R.get()))};
-    return build_leaves(segs, 2, split_point(k, r_rightmost), extra);
+    return build_leaves(segs, 2, split_point(k, r_rightmost, BL), extra);
   }
   kids k;
   ref spare = explode(std::move(L), k);
@@ -44,7 +44,7 @@ inline auto rrb_tree<T, Bits>::merge_seam(ref L, ref R, unsigned h, bool r_right
   ref mid2;
   ref mid = merge_seam(std::move(lc), kr.take(0), h - 1, r_rightmost && r_single, mid2);
   std::size_t next = 1;  // R's children from here on follow
-  if (!mid2 && mid->count < m && kr.n >= 2) {
+  if (!mid2 && mid->count < min_at(h - 1) && kr.n >= 2) {
     // R's first child came from the right tree's leftmost path, which (I3L) lets hold fewer
     // than m, and so may the one merged node: it is laid out again with R's second child
     // (>= m, or ending the rightmost path), as one node or two each >= m. The level above
@@ -55,13 +55,13 @@ inline auto rrb_tree<T, Bits>::merge_seam(ref L, ref R, unsigned h, bool r_right
   k.push(std::move(mid));
   if (mid2) k.push(std::move(mid2));
   for (std::size_t i = next; i < kr.n; ++i) k.push(kr.take(i), kr.s[i]);
-  return build_inner(k, 0, k.n, split_point(k.n, r_rightmost), h, extra, spare ? std::move(spare) : std::move(spare2),
-                     r_rightmost);
+  return build_inner(k, 0, k.n, split_point(k.n, r_rightmost, B), h, extra,
+                     spare ? std::move(spare) : std::move(spare2), r_rightmost);
 }
 
 // x (height h >= hb) is on the left tree's rightmost path; appends tree b after it.
-template <class T, unsigned Bits>
-inline auto rrb_tree<T, Bits>::join_right(ref x, unsigned h, ref b, unsigned hb, ref& extra) -> ref {
+template <class T, unsigned Bits, unsigned LBits>
+inline auto rrb_tree<T, Bits, LBits>::join_right(ref x, unsigned h, ref b, unsigned hb, ref& extra) -> ref {
   if (h == hb) return merge_seam(std::move(x), std::move(b), h, true, extra);
   x = own(std::move(x), B);  // the rightmost path: appends grow it in place
   inner_t* in = as_inner(x.get());
@@ -77,8 +77,9 @@ inline auto rrb_tree<T, Bits>::join_right(ref x, unsigned h, ref b, unsigned hb,
 }
 
 // y (height h >= ha) is on the right tree's leftmost path; prepends tree a before it.
-template <class T, unsigned Bits>
-inline auto rrb_tree<T, Bits>::join_left(ref y, unsigned h, bool rightmost, ref a, unsigned ha, ref& extra) -> ref {
+template <class T, unsigned Bits, unsigned LBits>
+inline auto rrb_tree<T, Bits, LBits>::join_left(ref y, unsigned h, bool rightmost, ref a, unsigned ha, ref& extra)
+    -> ref {
   if (h == ha) return merge_seam(std::move(a), std::move(y), h, rightmost, extra);
   y = own(std::move(y), 1);
   inner_t* in = as_inner(y.get());
@@ -97,8 +98,8 @@ inline auto rrb_tree<T, Bits>::join_left(ref y, unsigned h, bool rightmost, ref 
 }
 
 // Concatenation of two non-empty trees; `h` receives the height of the result.
-template <class T, unsigned Bits>
-inline auto rrb_tree<T, Bits>::join(ref a, unsigned ha, ref b, unsigned hb, unsigned& h) -> ref {
+template <class T, unsigned Bits, unsigned LBits>
+inline auto rrb_tree<T, Bits, LBits>::join(ref a, unsigned ha, ref b, unsigned hb, unsigned& h) -> ref {
   ref extra;
   ref r;
   if (ha >= hb) {
@@ -115,14 +116,14 @@ inline auto rrb_tree<T, Bits>::join(ref a, unsigned ha, ref b, unsigned hb, unsi
 // A chain of new single-child nodes of heights 1..top-1 over the full leaf l, taken from l
 // only once every node is allocated (bad_alloc leaves l as it was). Kept out of line: one
 // flush in B needs it.
-template <class T, unsigned Bits>
-TSEQ_NOINLINE auto rrb_tree<T, Bits>::chain_over(ref& l, unsigned top) -> ref {
+template <class T, unsigned Bits, unsigned LBits>
+TSEQ_NOINLINE auto rrb_tree<T, Bits, LBits>::chain_over(ref& l, unsigned top) -> ref {
   ref chain[max_levels];  // chain[k]: the new node at height k
   for (unsigned k = 1; k < top; ++k) chain[k] = new_inner();
   ref below = std::move(l);
   for (unsigned k = 1; k < top; ++k) {
     inner_t* c = as_inner(chain[k].get());
-    insert_slot(c, 0, std::move(below), B);
+    insert_slot(c, 0, std::move(below), BL);
     mark_dense(c, k);
     below = std::move(chain[k]);
   }
@@ -139,9 +140,9 @@ TSEQ_NOINLINE auto rrb_tree<T, Bits>::chain_over(ref& l, unsigned top) -> ref {
 // their last size. One pass down and one up the path: no child beside the path is read.
 // Returns false, having changed nothing (l untouched), otherwise; then join does the work.
 // Throws only bad_alloc for the chain's nodes, before anything changed.
-template <class T, unsigned Bits>
-inline bool rrb_tree<T, Bits>::append_leaf_in_place(node_t* r, unsigned h, ref& l) {
-  TSEQ_ASSERT(l && l->is_leaf && l->count == B, "append_leaf_in_place: not a full leaf");
+template <class T, unsigned Bits, unsigned LBits>
+inline bool rrb_tree<T, Bits, LBits>::append_leaf_in_place(node_t* r, unsigned h, ref& l) {
+  TSEQ_ASSERT(l && l->is_leaf && l->count == BL, "append_leaf_in_place: not a full leaf");
   if (h == 0 || h >= max_levels) return false;
   inner_t* path[max_levels];  // path[k]: the node at height k
   unsigned room = 0;          // the lowest height with room, 0 when none
@@ -155,11 +156,11 @@ inline bool rrb_tree<T, Bits>::append_leaf_in_place(node_t* r, unsigned h, ref& 
   }
   // The nodes below `room` are full; the one at `room` must have room in its allocation
   // (else make_room's move: the general path).
-  if (room == 0 || n->count < m || path[room]->count == path[room]->cap) return false;
-  insert_slot(path[room], path[room]->count, room == 1 ? std::move(l) : chain_over(l, room), B);
+  if (room == 0 || n->count < mL || path[room]->count == path[room]->cap) return false;
+  insert_slot(path[room], path[room]->count, room == 1 ? std::move(l) : chain_over(l, room), BL);
   mark_dense(path[room], room);
   for (unsigned k = room + 1; k <= h; ++k) {
-    resize_slot(path[k], path[k]->count - 1, 0, B);  // its last child grew by B
+    resize_slot(path[k], path[k]->count - 1, 0, BL);  // its last child grew by BL
     mark_dense(path[k], k);
   }
   return true;

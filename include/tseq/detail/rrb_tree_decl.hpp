@@ -1,6 +1,6 @@
 #pragma once
 
-// The tree behind tseq::rrb_vector: the struct rrb_tree<T, Bits>, a namespace of static
+// The tree behind tseq::rrb_vector: the struct rrb_tree<T, Bits, LBits>, a namespace of static
 // functions on nodes. Here: its types and constants, the node queries (defined here), and the
 // declaration of every algorithm, grouped by the header that defines it (include
 // tseq/detail/rrb_tree.hpp, which includes them all). See docs/design.md for the invariants:
@@ -26,7 +26,7 @@
 
 namespace tseq::detail {
 
-template <class T, unsigned Bits>
+template <class T, unsigned Bits, unsigned LBits>
 struct rrb_tree {
   static_assert(Bits >= 2 && Bits <= 7, "branching factor must be 4 .. 128");
 
@@ -35,8 +35,17 @@ struct rrb_tree {
   using inner_t = inner_node<T, Bits>;
   using ref = intrusive_ref<node_t>;
 
+  static_assert(LBits >= Bits && LBits <= 7, "leaves hold 2^Bits .. 128 elements");
+
+  // Inner nodes hold up to B children, leaves up to BL elements; m and mL are their minimum
+  // fills (I3). BL >= B keeps the height bound m^(h-1) (levels_bound) valid.
   static constexpr std::size_t B = node_t::width;
   static constexpr std::size_t m = B / 2;
+  static constexpr std::size_t BL = std::size_t{1} << LBits;
+  static constexpr std::size_t mL = BL / 2;
+  // Capacity and minimum fill of a node at height h (leaves at 0).
+  static constexpr std::size_t width_at(unsigned h) noexcept { return h == 0 ? BL : B; }
+  static constexpr std::size_t min_at(unsigned h) noexcept { return h == 0 ? mL : m; }
   // More levels than any tree of max_size() elements has: bounds the per-level arrays of the
   // builder and the in-place flush.
   static constexpr unsigned max_levels = 64 / Bits + 2;
@@ -54,9 +63,13 @@ struct rrb_tree {
     return n->is_leaf ? n->count : as_inner(n)->sizes()[n->count - 1];
   }
 
+  // log2 of the elements in a full subtree of height h - 1: the granularity of a child of a
+  // node at height h (LBits at h = 1, then Bits more per level); 0 at h = 0.
+  static constexpr unsigned shift(unsigned h) noexcept { return h == 0 ? 0 : LBits + Bits * (h - 1); }
+
   // Elements in a full subtree of height h (leaf = 0); saturates instead of overflowing.
   static constexpr std::size_t full_size(unsigned h) noexcept {
-    const unsigned s = Bits * (h + 1);
+    const unsigned s = shift(h + 1);
     return s >= std::numeric_limits<std::size_t>::digits ? std::numeric_limits<std::size_t>::max()
                                                          : std::size_t{1} << s;
   }
@@ -64,17 +77,17 @@ struct rrb_tree {
   // The bits of an index below child granularity at height h: i & low_mask(h) is the offset
   // inside child radix(i, h) of a dense node.
   static constexpr std::size_t low_mask(unsigned h) noexcept {
-    const unsigned s = Bits * h;
+    const unsigned s = shift(h);
     return s >= std::numeric_limits<std::size_t>::digits ? ~std::size_t{0} : (std::size_t{1} << s) - 1;
   }
 
   static constexpr std::size_t radix(std::size_t i, unsigned h) noexcept {
-    const unsigned s = Bits * h;
+    const unsigned s = shift(h);
     return s >= std::numeric_limits<std::size_t>::digits ? 0 : i >> s;
   }
 
   // Child of a dense node of height h holding element i; i becomes the offset inside it. Its
-  // children before c are full, c * B^h elements (I4), so neither the size table nor a branch
+  // children before c are full, c << shift(h) elements (I4), so neither the size table nor a branch
   // on the random c is needed: the offset is i's bits below the child's granularity.
   static std::uint32_t dense_child(unsigned h, std::size_t& i) noexcept {
     const auto c = static_cast<std::uint32_t>(radix(i, h));
@@ -149,11 +162,11 @@ struct rrb_tree {
     T* last;
     bool steal;
   };
-  // Allocation: room for `cap` entries (1..B).
-  static ref new_leaf(std::size_t cap = B);
+  // Allocation: room for `cap` entries (1..BL for a leaf, 1..B for an inner node).
+  static ref new_leaf(std::size_t cap = BL);
   static ref new_inner(std::size_t cap = B);
-  static std::size_t checked_cap(std::size_t cap) noexcept;
-  static constexpr std::size_t cap_for(std::size_t count, bool room) noexcept;
+  static std::size_t checked_cap(std::size_t cap, std::size_t width) noexcept;
+  static constexpr std::size_t cap_for(std::size_t count, bool room, std::size_t width) noexcept;
   // Leaves: elements from runs (seg), moved inside a leaf, appended.
   static seg seg_of(node_t* l, std::size_t from, std::size_t to, bool steal) noexcept;
   static void append(leaf_t* l, T&& v);
@@ -162,7 +175,7 @@ struct rrb_tree {
   static void move_elements_backward(T* first, T* last, T* out_last);
   TSEQ_NOINLINE static void fill(leaf_t* l, const seg* segs, std::size_t nsegs, std::size_t from, std::size_t to);
   static ref build_leaves(const seg* segs, std::size_t nsegs, std::size_t left, ref& extra, bool room = false);
-  static std::size_t split_point(std::size_t k, bool rightmost) noexcept;
+  static std::size_t split_point(std::size_t k, bool rightmost, std::size_t width) noexcept;
   // Inner nodes' size tables and `dense` (I4).
   static void mark_dense(inner_t* in, unsigned h) noexcept;
   static void resize_from(inner_t* in, unsigned h, std::uint32_t from) noexcept;

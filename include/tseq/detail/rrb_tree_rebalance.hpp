@@ -21,8 +21,8 @@ namespace tseq::detail {
 // When child c is ours alone and c, c+1 fit in one node: c+1's entries are appended to c
 // (copied, or moved when c+1 is ours too) and c+1 is dropped. No allocation. Returns false,
 // having done nothing, otherwise.
-template <class T, unsigned Bits>
-inline bool rrb_tree<T, Bits>::merge_into_first(inner_t* in, unsigned h, std::uint32_t c) {
+template <class T, unsigned Bits, unsigned LBits>
+inline bool rrb_tree<T, Bits, LBits>::merge_into_first(inner_t* in, unsigned h, std::uint32_t c) {
   node_t* x = in->child[c];
   node_t* y = in->child[c + 1];
   if (!editable(x) || x->count + std::size_t{y->count} > x->cap) return false;
@@ -61,25 +61,25 @@ inline bool rrb_tree<T, Bits>::merge_into_first(inner_t* in, unsigned h, std::ui
 // as one node, or two (the second in r2) splitting them evenly, or B + 1 when
 // `pair_rightmost` (y on the rightmost path): each then holds >= m unless the pair holds
 // fewer. Entries of a node held alone are moved, of a shared one copied.
-template <class T, unsigned Bits>
-inline auto rrb_tree<T, Bits>::relayout_pair(ref x, ref y, unsigned h, bool pair_rightmost, ref& r2) -> ref {
+template <class T, unsigned Bits, unsigned LBits>
+inline auto rrb_tree<T, Bits, LBits>::relayout_pair(ref x, ref y, unsigned h, bool pair_rightmost, ref& r2) -> ref {
   if (h == 0) {
     const seg segs[2] = {seg_of(x.get(), 0, x->count, editable(x.get())),
                          seg_of(y.get(), 0, y->count, editable(y.get()))};
-    return build_leaves(segs, 2, split_point(entries(segs, 2), pair_rightmost), r2);
+    return build_leaves(segs, 2, split_point(entries(segs, 2), pair_rightmost, BL), r2);
   }
   kids k;
   ref spare = explode(std::move(x), k);
   ref spare2 = explode(std::move(y), k);
-  return build_inner(k, 0, k.n, split_point(k.n, pair_rightmost), h, r2, spare ? std::move(spare) : std::move(spare2),
-                     pair_rightmost);
+  return build_inner(k, 0, k.n, split_point(k.n, pair_rightmost, B), h, r2,
+                     spare ? std::move(spare) : std::move(spare2), pair_rightmost);
 }
 
 // Children c and c+1 of the editable node `in` (height h) are merged into one node, or their
 // entries shared out between two, so that both satisfy (I3). `pair_rightmost`: c+1 is on the
 // rightmost path.
-template <class T, unsigned Bits>
-inline void rrb_tree<T, Bits>::rebalance_pair(inner_t* in, unsigned h, std::uint32_t c, bool pair_rightmost) {
+template <class T, unsigned Bits, unsigned LBits>
+inline void rrb_tree<T, Bits, LBits>::rebalance_pair(inner_t* in, unsigned h, std::uint32_t c, bool pair_rightmost) {
   if (merge_into_first(in, h, c)) return;
   ref r2;
   ref r1 = relayout_pair(take_child(in, c), take_child(in, c + 1), h - 1, pair_rightmost, r2);
@@ -102,8 +102,8 @@ inline void rrb_tree<T, Bits>::rebalance_pair(inner_t* in, unsigned h, std::uint
 // of fill rule F (a packed tree's full parents would otherwise split in halves as it grows;
 // docs/design.md). Only the neighbour's header is read. Returns false, having done nothing,
 // otherwise; true with `in`'s table counting the inserted element.
-template <class T, unsigned Bits>
-inline bool rrb_tree<T, Bits>::absorb_split(inner_t* in, unsigned h, std::uint32_t c, ref& ex, bool rightmost) {
+template <class T, unsigned Bits, unsigned LBits>
+inline bool rrb_tree<T, Bits, LBits>::absorb_split(inner_t* in, unsigned h, std::uint32_t c, ref& ex, bool rightmost) {
   const bool right = c + 1 < in->count && in->child[c + 1]->count < B;
   const bool left = !right && c > 0 && in->child[c - 1]->count < B;
   if (!right && !left) return false;
@@ -125,7 +125,7 @@ inline bool rrb_tree<T, Bits>::absorb_split(inner_t* in, unsigned h, std::uint32
     others[1] = explode(std::move(ex), k);
   }
   ref r2;
-  ref r1 = build_inner(k, 0, k.n, split_point(k.n, pair_rightmost), h - 1, r2, std::move(spare), pair_rightmost);
+  ref r1 = build_inner(k, 0, k.n, split_point(k.n, pair_rightmost, B), h - 1, r2, std::move(spare), pair_rightmost);
   TSEQ_ASSERT(r2, "absorb_split: more than B children make two nodes");
   for (std::uint32_t j = a + 1; j < in->count; ++j) ++in->sizes()[j];  // the inserted element
   in->sizes()[a] = (a == 0 ? 0 : in->sizes()[a - 1]) + size_of(r1.get());

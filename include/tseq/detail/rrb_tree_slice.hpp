@@ -21,8 +21,8 @@ namespace tseq::detail {
 // there are none). The cut edge becomes the rightmost path, which (I3) exempts. Only what is
 // kept is copied: one reference taken per kept child of each copied node, none released, no
 // child read (sizes come from the table).
-template <class T, unsigned Bits>
-inline auto rrb_tree<T, Bits>::take(ref n, unsigned h, std::size_t k, ref& last) -> ref {
+template <class T, unsigned Bits, unsigned LBits>
+inline auto rrb_tree<T, Bits, LBits>::take(ref n, unsigned h, std::size_t k, ref& last) -> ref {
   if (h == 0) {
     if (k < n->count) {
       if (editable(n.get())) {
@@ -32,7 +32,7 @@ inline auto rrb_tree<T, Bits>::take(ref n, unsigned h, std::size_t k, ref& last)
       } else {
         const seg s = seg_of(n.get(), 0, k, false);
         ref none;
-        n = build_leaves(&s, 1, B, none);
+        n = build_leaves(&s, 1, BL, none);
       }
     }
     last = std::move(n);
@@ -75,8 +75,8 @@ inline auto rrb_tree<T, Bits>::take(ref n, unsigned h, std::size_t k, ref& last)
 // reference each, none released; sizes from the table). The cut becomes the leftmost path,
 // which (I3L) exempts from (I3) but for one rule, which the caller restores with
 // fill_left_spine: an inner node there holds at least 2 children.
-template <class T, unsigned Bits>
-inline auto rrb_tree<T, Bits>::drop(ref n, unsigned h, std::size_t k) -> ref {
+template <class T, unsigned Bits, unsigned LBits>
+inline auto rrb_tree<T, Bits, LBits>::drop(ref n, unsigned h, std::size_t k) -> ref {
   if (h == 0) {
     leaf_t* l = as_leaf(n.get());
     if (editable(l)) {
@@ -88,7 +88,7 @@ inline auto rrb_tree<T, Bits>::drop(ref n, unsigned h, std::size_t k) -> ref {
     }
     const seg s = seg_of(l, k, l->count, false);
     ref none;
-    return build_leaves(&s, 1, B, none);
+    return build_leaves(&s, 1, BL, none);
   }
   inner_t* in = as_inner(n.get());
   std::size_t off = k;
@@ -125,8 +125,8 @@ inline auto rrb_tree<T, Bits>::drop(ref n, unsigned h, std::size_t k) -> ref {
 // node we do not hold alone: drop() copied (or holds alone) every node it cut, and what it
 // kept whole held >= m. A cut keeps a single child of a node about once in B per level, so
 // the first walk almost always finds nothing.
-template <class T, unsigned Bits>
-inline bool rrb_tree<T, Bits>::fill_left_spine(node_t* r, unsigned h) {
+template <class T, unsigned Bits, unsigned LBits>
+inline bool rrb_tree<T, Bits, LBits>::fill_left_spine(node_t* r, unsigned h) {
   node_t* n = r;
   for (; h >= 2 && editable(n); --h) {
     inner_t* in = as_inner(n);

@@ -14,23 +14,23 @@
 namespace tseq::detail {
 
 // Asks the cache for the first `bytes` of node n (leaves of a long-edited tree lie scattered).
-template <class T, unsigned Bits>
-inline void rrb_tree<T, Bits>::prefetch(const node_t* n, std::size_t bytes) noexcept {
+template <class T, unsigned Bits, unsigned LBits>
+inline void rrb_tree<T, Bits, LBits>::prefetch(const node_t* n, std::size_t bytes) noexcept {
   const char* p = reinterpret_cast<const char*>(n);
   for (std::size_t off = 0; off < bytes; off += 64) TSEQ_PREFETCH_READ(p + off);
 }
 
-// A leaf's room for B elements, an inner node's header and child array: fixed extents, so
+// A leaf's room for BL elements, an inner node's header and child array: fixed extents, so
 // that no header is read to prefetch (a read of a cold `count` stalls the walk: a walk of
 // the handles of the edited 10^6 tree measured 1.39x slower so). Past the end of a smaller
 // allocation a prefetch is harmless: it never faults.
-template <class T, unsigned Bits>
-inline void rrb_tree<T, Bits>::prefetch(const leaf_t* l) noexcept {
-  prefetch(l, leaf_t::bytes(B));
+template <class T, unsigned Bits, unsigned LBits>
+inline void rrb_tree<T, Bits, LBits>::prefetch(const leaf_t* l) noexcept {
+  prefetch(l, leaf_t::bytes(BL));
 }
 
-template <class T, unsigned Bits>
-inline void rrb_tree<T, Bits>::prefetch(const inner_t* in) noexcept {
+template <class T, unsigned Bits, unsigned LBits>
+inline void rrb_tree<T, Bits, LBits>::prefetch(const inner_t* in) noexcept {
   prefetch(in, sizeof(inner_t));
 }
 
@@ -38,9 +38,9 @@ inline void rrb_tree<T, Bits>::prefetch(const inner_t* in) noexcept {
 // at the same height (null at the end): the prefetch window of `ahead` leaves runs on into
 // its children, so that it does not restart (and the walk stall) at each node of height 1.
 // `first`: no node before n in this walk (then nothing has asked for n's first leaves).
-template <class T, unsigned Bits>
+template <class T, unsigned Bits, unsigned LBits>
 template <class F>
-inline void rrb_tree<T, Bits>::for_each_leaf(const node_t* n, unsigned h, F& f, const node_t* next, bool first) {
+inline void rrb_tree<T, Bits, LBits>::for_each_leaf(const node_t* n, unsigned h, F& f, const node_t* next, bool first) {
   if (h == 0) {
     const leaf_t* l = as_leaf(n);
     f(l->data(), l->data() + l->count);
@@ -83,16 +83,16 @@ inline void rrb_tree<T, Bits>::for_each_leaf(const node_t* n, unsigned h, F& f, 
 }
 
 // Bytes of node n's allocation (a leaf or an inner node).
-template <class T, unsigned Bits>
-inline std::size_t rrb_tree<T, Bits>::node_bytes(const node_t* n) noexcept {
+template <class T, unsigned Bits, unsigned LBits>
+inline std::size_t rrb_tree<T, Bits, LBits>::node_bytes(const node_t* n) noexcept {
   return n->is_leaf ? leaf_t::bytes(n->cap) : inner_t::bytes(n->cap);
 }
 
 // Adds the leaves, inner nodes and their bytes below n (height h) to the counts; reads
 // each node's header, no element.
-template <class T, unsigned Bits>
-inline void rrb_tree<T, Bits>::count_nodes(const node_t* n, unsigned h, std::size_t& leaves, std::size_t& inners,
-                                           std::size_t& bytes) noexcept {
+template <class T, unsigned Bits, unsigned LBits>
+inline void rrb_tree<T, Bits, LBits>::count_nodes(const node_t* n, unsigned h, std::size_t& leaves, std::size_t& inners,
+                                                  std::size_t& bytes) noexcept {
   bytes += node_bytes(n);
   if (h == 0) {
     ++leaves;

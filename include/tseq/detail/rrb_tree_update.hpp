@@ -19,8 +19,8 @@
 
 namespace tseq::detail {
 
-template <class T, unsigned Bits>
-inline auto rrb_tree<T, Bits>::set(ref n, unsigned h, std::size_t i, T& v) -> ref {
+template <class T, unsigned Bits, unsigned LBits>
+inline auto rrb_tree<T, Bits, LBits>::set(ref n, unsigned h, std::size_t i, T& v) -> ref {
   if (h == 0) {
     if (editable(n.get())) {
       as_leaf(n.get())->data()[i] = std::move(v);
@@ -29,7 +29,7 @@ inline auto rrb_tree<T, Bits>::set(ref n, unsigned h, std::size_t i, T& v) -> re
     T* val = &v;
     const seg segs[3] = {seg_of(n.get(), 0, i, false), {val, val + 1, true}, seg_of(n.get(), i + 1, n->count, false)};
     ref none;
-    return build_leaves(segs, 3, B, none);
+    return build_leaves(segs, 3, BL, none);
   }
   n = own(std::move(n));
   inner_t* in = as_inner(n.get());
@@ -39,8 +39,8 @@ inline auto rrb_tree<T, Bits>::set(ref n, unsigned h, std::size_t i, T& v) -> re
 }
 
 // Removes element i; the result may be null (empty) or under-full (the caller fixes it).
-template <class T, unsigned Bits>
-inline auto rrb_tree<T, Bits>::erase(ref n, unsigned h, std::size_t i, bool rightmost) -> ref {
+template <class T, unsigned Bits, unsigned LBits>
+inline auto rrb_tree<T, Bits, LBits>::erase(ref n, unsigned h, std::size_t i, bool rightmost) -> ref {
   if (h == 0) {
     if (n->count == 1) return nullptr;
     leaf_t* l = as_leaf(n.get());
@@ -53,7 +53,7 @@ inline auto rrb_tree<T, Bits>::erase(ref n, unsigned h, std::size_t i, bool righ
     }
     const seg segs[2] = {seg_of(l, 0, i, false), seg_of(l, i + 1, l->count, false)};
     ref none;
-    return build_leaves(segs, 2, B, none);
+    return build_leaves(segs, 2, BL, none);
   }
   n = own(std::move(n));
   inner_t* in = as_inner(n.get());
@@ -66,7 +66,7 @@ inline auto rrb_tree<T, Bits>::erase(ref n, unsigned h, std::size_t i, bool righ
     mark_dense(in, h);
     return n;
   }
-  const bool small = child->count < m && !child_rightmost;
+  const bool small = child->count < min_at(h - 1) && !child_rightmost;
   in->child[c] = child.detach();
   for (std::uint32_t j = c; j < in->count; ++j) --in->sizes()[j];
   if (!small) {
@@ -81,27 +81,28 @@ inline auto rrb_tree<T, Bits>::erase(ref n, unsigned h, std::size_t i, bool righ
 
 // Inserts v before element i (i < size; a leaf also takes i == size). Returns the node, and a
 // right sibling in `extra` when it overflowed.
-template <class T, unsigned Bits>
-inline auto rrb_tree<T, Bits>::insert(ref n, unsigned h, std::size_t i, T& v, bool rightmost, ref& extra) -> ref {
+template <class T, unsigned Bits, unsigned LBits>
+inline auto rrb_tree<T, Bits, LBits>::insert(ref n, unsigned h, std::size_t i, T& v, bool rightmost, ref& extra)
+    -> ref {
   if (h == 0) {
     leaf_t* l = as_leaf(n.get());
     T* val = &v;
     const bool ours = editable(l);
-    if (!ours || (l->count == l->cap && l->count < B)) {
+    if (!ours || (l->count == l->cap && l->count < BL)) {
       // A shared leaf is copied (exactly sized); a leaf of ours without room moves to one
-      // with room for B.
+      // with room for BL.
       const seg segs[3] = {seg_of(l, 0, i, ours), {val, val + 1, true}, seg_of(l, i, l->count, ours)};
-      return build_leaves(segs, 3, split_point(l->count + std::size_t{1}, rightmost), extra, ours);
+      return build_leaves(segs, 3, split_point(l->count + std::size_t{1}, rightmost, BL), extra, ours);
     }
-    if (l->count == B) {
+    if (l->count == BL) {
       // Split in place: the elements after the cut move to a new right leaf; the left part
       // stays where it is (an in-place history keeps most leaves where they were built).
-      const std::size_t left = split_point(B + 1, rightmost);
+      const std::size_t left = split_point(BL + 1, rightmost, BL);
       const seg tail[3] = {
-          seg_of(l, min_of(left, i), i, true), {val, val + 1, true}, seg_of(l, max_of(left, i + 1) - 1, B, true)};
+          seg_of(l, min_of(left, i), i, true), {val, val + 1, true}, seg_of(l, max_of(left, i + 1) - 1, BL, true)};
       const seg* from = i >= left ? tail : tail + 2;  // v in the right part, or not
       ref none;
-      extra = build_leaves(from, i >= left ? 3 : 1, B, none, true);
+      extra = build_leaves(from, i >= left ? 3 : 1, BL, none, true);
       T* d = l->data();
       const std::size_t keep = i >= left ? left : left - 1;
       while (l->count > keep) d[--l->count].~T();
@@ -125,7 +126,7 @@ inline auto rrb_tree<T, Bits>::insert(ref n, unsigned h, std::size_t i, T& v, bo
   const std::size_t at = i;
   std::uint32_t c = child_index(in, h, i);  // i < size: appends go to the tail
   bool child_rightmost = rightmost && c + 1 == in->count;
-  if (h == 1 && in->child[c]->count == B) {
+  if (h == 1 && in->child[c]->count == BL) {
     if (!child_rightmost && share_with_sibling(in, c)) {
       i = at;  // the leaves' bounds moved: look again
       c = child_index(in, h, i);
@@ -156,11 +157,11 @@ inline auto rrb_tree<T, Bits>::insert(ref n, unsigned h, std::size_t i, T& v, bo
 // c. The parent gains no entry, and room spreads out where later inserts find it: persistent
 // random edits then keep leaves ~90% full where splitting alone leaves them ~70% (the fill
 // figures in docs/design.md). Returns false, having done nothing, when no sibling has room.
-template <class T, unsigned Bits>
-inline bool rrb_tree<T, Bits>::spread_insert(inner_t* in, std::uint32_t c, std::size_t i, T& v) {
+template <class T, unsigned Bits, unsigned LBits>
+inline bool rrb_tree<T, Bits, LBits>::spread_insert(inner_t* in, std::uint32_t c, std::size_t i, T& v) {
   std::uint32_t s = c;
   for (std::uint32_t d = 1; d <= spread_window && s == c; ++d) {
-    std::size_t best = B;
+    std::size_t best = BL;
     if (c >= d && slot_size(in, c - d) < best) {
       s = c - d;
       best = slot_size(in, s);
@@ -191,7 +192,7 @@ inline bool rrb_tree<T, Bits>::spread_insert(inner_t* in, std::uint32_t c, std::
   const bool room = editable(in->child[c]);  // an in-place update: the leaves keep room
   for (std::uint32_t q = 0; q < leaves; ++q) {
     const std::size_t len = total / leaves + (q < total % leaves ? 1 : 0);
-    out[q] = new_leaf(cap_for(len, room));
+    out[q] = new_leaf(cap_for(len, room, BL));
     fill(as_leaf(out[q].get()), segs, nsegs, from, from + len);
     from += len;
   }
@@ -211,13 +212,13 @@ inline bool rrb_tree<T, Bits>::spread_insert(inner_t* in, std::uint32_t c, std::
 // a sibling with room (as a B*-tree does), so that in-place edit histories keep leaves full
 // rather than splitting them: fewer leaves, faster iteration. Both leaves must be ours alone
 // (moving is then free of allocation) and T's moves must not throw. Returns whether it did.
-template <class T, unsigned Bits>
-inline bool rrb_tree<T, Bits>::share_with_sibling(inner_t* in, std::uint32_t c) noexcept {
+template <class T, unsigned Bits, unsigned LBits>
+inline bool rrb_tree<T, Bits, LBits>::share_with_sibling(inner_t* in, std::uint32_t c) noexcept {
   if constexpr (!std::is_nothrow_move_constructible_v<T> || !std::is_nothrow_move_assignable_v<T>) {
     return false;
   } else {
     leaf_t* l = as_leaf(in->child[c]);
-    if (l->count != B || !editable(l)) return false;
+    if (l->count != BL || !editable(l)) return false;
     leaf_t* left = c > 0 ? as_leaf(in->child[c - 1]) : nullptr;
     leaf_t* right = c + 1 < in->count ? as_leaf(in->child[c + 1]) : nullptr;
     // A sibling takes elements into the room its allocation has.
@@ -237,7 +238,7 @@ inline bool rrb_tree<T, Bits>::share_with_sibling(inner_t* in, std::uint32_t c) 
         }
       }
       for (std::uint32_t j = 0; j < k; ++j) {
-        T& src = d[B - k + j];
+        T& src = d[BL - k + j];
         if (j < rn) {
           r[j] = std::move(src);
         } else {
@@ -245,17 +246,17 @@ inline bool rrb_tree<T, Bits>::share_with_sibling(inner_t* in, std::uint32_t c) 
         }
       }
       right->count = rn + k;
-      for (std::uint32_t j = B - k; j < B; ++j) d[j].~T();
-      l->count = static_cast<std::uint32_t>(B) - k;
+      for (std::uint32_t j = BL - k; j < BL; ++j) d[j].~T();
+      l->count = static_cast<std::uint32_t>(BL) - k;
       in->sizes()[c] -= k;
     } else {
       const std::uint32_t k = (left->cap - left->count) / 2u;  // l's first k go last in left
       T* a = left->data();
       for (std::uint32_t j = 0; j < k; ++j) ::new (static_cast<void*>(a + left->count + j)) T(std::move(d[j]));
       left->count += k;
-      move_elements(d + k, d + B, d);
-      for (std::uint32_t j = static_cast<std::uint32_t>(B) - k; j < B; ++j) d[j].~T();
-      l->count = static_cast<std::uint32_t>(B) - k;
+      move_elements(d + k, d + BL, d);
+      for (std::uint32_t j = static_cast<std::uint32_t>(BL) - k; j < BL; ++j) d[j].~T();
+      l->count = static_cast<std::uint32_t>(BL) - k;
       in->sizes()[c - 1] += k;
     }
     mark_dense(in, 1);
