@@ -180,13 +180,20 @@ class rrb_vector {
   }
   /// In-place form of push_back (see class notes).
   [[nodiscard]] rrb_vector push_back(T v) && {
-    try {
+    // The common case (the tail ours with room) stays small enough to inline into the
+    // caller's loop; the rest is out of line (inlined together, a loop of int push_backs
+    // called one 0x90-byte frame per element: docs/decisions.md, "Look-ups").
+    if constexpr (std::is_nothrow_move_constructible_v<T>) {
       if (ops::append_in_place(h_, v)) return std::move(*this);
-    } catch (...) {
-      h_ = nullptr;  // as every && update that throws: the moved-from vector is left empty
-      throw;
+    } else {
+      try {
+        if (ops::append_in_place(h_, v)) return std::move(*this);
+      } catch (...) {
+        h_ = nullptr;  // as every && update that throws: the moved-from vector is left empty
+        throw;
+      }
     }
-    return std::move(*this).apply([&](state s) { return ops::push_back(std::move(s), std::move(v)); });
+    return std::move(*this).push_back_general(v);
   }
 
   /// Removes the last element. Throws tseq::IndexError when empty. Amortised O(log n).
@@ -382,6 +389,13 @@ class rrb_vector {
     ref h = std::move(h_);
     state s = ops::steal(h);
     return rrb_vector(ops::finish(f(std::move(s)), std::move(h)));
+  }
+
+  // push_back && when the tail is shared, full or absent (a new leaf, a flush into the tree).
+  // v by reference: nothing may be moved before apply has taken *this's nodes, so that a
+  // throwing move leaves *this empty (class notes; RrbExceptions checks it).
+  TSEQ_NOINLINE rrb_vector push_back_general(T& v) && {
+    return std::move(*this).apply([&](state s) { return ops::push_back(std::move(s), std::move(v)); });
   }
 
   // A vector of at most BL elements is a bare leaf; its const& updates build the new leaf

@@ -451,14 +451,15 @@ tseq::rrb_vector<int> randomly_edited_100k() {
 }
 
 // Such edits keep leaves near full: a full leaf with a sibling within 3 that has room spreads
-// into it instead of splitting (docs/design.md, fill rule). The fresh tree is packed (32 per
-// leaf); splitting alone leaves ~22 per leaf, a spread into adjacent siblings only ~26.
+// into it instead of splitting (docs/design.md, fill rule). The fresh tree is packed (64 ints
+// per leaf); with leaves of 32, splitting alone left ~22 per leaf (69%), a spread into adjacent
+// siblings only ~26 (81%); the spread into 3 keeps 57.0 of 64 here (89%).
 // scripts/bench reports the figure at 10^6 after 10^5 edits.
-TEST(RrbBalance, PersistentRandomEditsKeepAtLeast28ElementsPerLeaf) {
+TEST(RrbBalance, PersistentRandomEditsKeepLeavesSevenEighthsFull) {
   const auto v = randomly_edited_100k();
   const double per_leaf = static_cast<double>(v.size()) / static_cast<double>(v.storage().leaves);
   std::printf("elements per leaf after 10^4 persistent edits of 10^5: %.2f\n", per_leaf);
-  EXPECT_GE(per_leaf, 28.0);
+  EXPECT_GE(per_leaf, 0.875 * static_cast<double>(decltype(v)::leaf_capacity));
 }
 
 // And inner nodes: a full parent that splits shares its children with a neighbour that has

@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <new>
 #include <type_traits>
 #include <utility>
@@ -39,7 +40,7 @@ inline auto rrb_tree<T, Bits, LBits>::new_inner(std::size_t cap) -> ref {
 }
 
 template <class T, unsigned Bits, unsigned LBits>
-inline std::size_t rrb_tree<T, Bits, LBits>::checked_cap(std::size_t cap, std::size_t width) noexcept {
+inline std::size_t rrb_tree<T, Bits, LBits>::checked_cap(std::size_t cap, [[maybe_unused]] std::size_t width) noexcept {
   TSEQ_ASSERT(cap >= 1 && cap <= width, "a node's room is 1..its width entries");
   return cap;
 }
@@ -180,9 +181,11 @@ inline void rrb_tree<T, Bits, LBits>::mark_dense(inner_t* in, unsigned h) noexce
     in->dense = true;
     return;
   }
-  const std::size_t full = full_size(h - 1);
+  // s == k * 2^shift(h) without a division (a 64-bit divide was a few percent of a push_back
+  // of ints); a subtree too large for size_t is never full.
+  const unsigned sh = shift(h);
   const std::size_t s = in->sizes()[k - 1];
-  in->dense = full <= s / k && s == full * k;
+  in->dense = sh < std::numeric_limits<std::size_t>::digits && (s >> sh) == k && (s & low_mask(h)) == 0;
 }
 
 // Recomputes sizes[from, count) from those children (reading only them), then `dense`.
