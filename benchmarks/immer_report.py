@@ -2,10 +2,11 @@
 """tseq against immer's flex_vector: the table, the targets and the plot of a
 benchmarks/bench_vs_immer.cpp run (scripts/bench --vs-immer DIR).
 
-usage: benchmarks/immer_report.py OUTDIR IMMER_JSON [IMMER_COMMIT]
+usage: benchmarks/immer_report.py OUTDIR IMMER_JSON[,IMMER_JSON...] [IMMER_COMMIT]
 
 Writes OUTDIR/immer.md (tseq/immer time per operation, element type and n: the median of the
-interleaved repetitions of each; node bytes per element after 10^5 random edits; the targets
+interleaved repetitions of each, over every JSON given (scripts/bench --vs-immer DIR --runs N
+runs the program N times); node bytes per element after 10^5 random edits; the targets
 of issue 30, each PASS or MISS) and OUTDIR/immer.png (the ratios against n, via gnuplot when
 it is installed). Prints immer.md.
 """
@@ -31,12 +32,14 @@ BOUND = {op: 1.0 for op in OPS}
 BOUND.update({"erase": 0.8, "insert": 0.8, "inplace": 0.6})
 
 
-def load(path):
-    """{(op, elem, impl, n): (median ns, counters)} from Google Benchmark JSON."""
-    data = json.loads(Path(path).read_text())
+def load(paths):
+    """{(op, elem, impl, n): (median ns, counters)} from Google Benchmark JSON files (comma-separated
+    paths: the repetitions of every file pooled)."""
+    files = [json.loads(Path(p).read_text()) for p in paths.split(",")]
+    data = files[0]
     reps = defaultdict(list)
     counters = {}
-    for b in data["benchmarks"]:
+    for b in (b for d in files for b in d["benchmarks"]):
         if b.get("run_type") == "aggregate":
             continue
         parts = [p for p in b.get("run_name", b["name"]).split("/") if not p.startswith("iterations:")]
@@ -57,12 +60,14 @@ def load(path):
 
 def report(outdir, path, commit):
     context, med, counters = load(path)
+    runs = len(path.split(","))
+    pooled = f" of {runs} runs of the program, pooled" if runs > 1 else ""
     ns = sorted({k[3] for k in med})
     elems = [e for e in ("tensor", "int") if any(k[1] == e for k in med)]
     lines = [f"# tseq against immer's flex_vector (immer {commit})", "",
              f"Run: {context.get('date', '?')} on {context.get('host_name', '?')} "
              f"({context.get('num_cpus', '?')} CPUs at {context.get('mhz_per_cpu', '?')} MHz); "
-             "each figure the median of the interleaved repetitions; ratio = tseq time / immer time "
+             f"each figure the median of the interleaved repetitions{pooled}; ratio = tseq time / immer time "
              "(below 1: tseq is faster).", ""]
     targets = []
     ratios = {}

@@ -179,7 +179,7 @@ class rrb_vector {
     return apply([&](state s) { return ops::push_back(std::move(s), std::move(v)); });
   }
   /// In-place form of push_back (see class notes).
-  [[nodiscard]] rrb_vector push_back(T v) && {
+  [[nodiscard]] TSEQ_ALWAYS_INLINE rrb_vector push_back(T v) && {
     // The common case (the tail ours with room) stays small enough to inline into the
     // caller's loop; the rest is out of line (inlined together, a loop of int push_backs
     // called one 0x90-byte frame per element: docs/decisions.md, "Look-ups").

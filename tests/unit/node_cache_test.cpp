@@ -226,8 +226,8 @@ TEST_F(NodeCacheConfigurations, WithTheCacheOffEveryNodeGoesThroughOperatorNewAn
     const long news = allocations();
     const long deletes = deallocations();
     { const V v = iota(1000); }
-    EXPECT_EQ(allocations() - news, 34) << "round " << round;  // as with the cache turned off
-    EXPECT_EQ(deallocations() - deletes, 34) << "round " << round;
+    EXPECT_EQ(allocations() - news, 18) << "round " << round;  // as with the cache turned off
+    EXPECT_EQ(deallocations() - deletes, 18) << "round " << round;
     EXPECT_EQ(tseq::node_cache_bytes(), 0U);
   }
 }

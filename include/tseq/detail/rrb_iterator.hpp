@@ -113,13 +113,13 @@ class rrb_iterator {
         const typename tree::node_t* n = s_.root;
         for (unsigned h = s_.height; h > 1; --h) {
           const auto* in = tree::as_inner(n);
-          n = in->child[tree::child_index(in, h, j)];
+          n = in->child()[tree::child_index(in, h, j)];
         }
         parent_ = tree::as_inner(n);
         pfirst_ = i_ - j;
       }
       size_type j = i_ - pfirst_;
-      l = tree::as_leaf(parent_->child[tree::child_index(parent_, 1, j)]);
+      l = tree::as_leaf(parent_->child()[tree::child_index(parent_, 1, j)]);
       first_ = i_ - j;
     }
     base_ = l->data();

@@ -45,22 +45,27 @@ inline void free_bytes(void* p, std::size_t bytes, std::size_t align) noexcept {
   }
 }
 
+// A node type's allocation may start before the node: N::prefix(cap) bytes (an inner node's
+// size table), 0 for the others.
 template <class N, class... A>
 N* allocate_node(A... args) {
-  void* p = allocate_bytes(N::bytes(args...), N::alloc_align);
-  return ::new (p) N(args...);
+  unsigned char* p = static_cast<unsigned char*>(allocate_bytes(N::bytes(args...), N::alloc_align));
+  return ::new (static_cast<void*>(p + N::prefix(args...))) N(args...);
 }
 
 template <class N>
 void deallocate_node(N* n) noexcept {
   std::size_t bytes = 0;
+  std::size_t prefix = 0;
   if constexpr (requires { N::bytes(); }) {
     bytes = N::bytes();
+    prefix = N::prefix();
   } else {
     bytes = N::bytes(n->cap);
+    prefix = N::prefix(n->cap);
   }
   n->~N();
-  free_bytes(static_cast<void*>(n), bytes, N::alloc_align);
+  free_bytes(static_cast<void*>(reinterpret_cast<unsigned char*>(n) - prefix), bytes, N::alloc_align);
 }
 
 // Asks for the cache lines of nodes p[0, n) with intent to write: their reference counts are
@@ -150,6 +155,7 @@ struct leaf_node : node<T, Bits> {
   static constexpr std::size_t bytes(std::size_t c) noexcept {
     return node_cache::round_up(data_offset() + c * sizeof(T));
   }
+  static constexpr std::size_t prefix(std::size_t /*c*/) noexcept { return 0; }
   [[nodiscard]] T* data() noexcept {
     return std::launder(reinterpret_cast<T*>(reinterpret_cast<unsigned char*>(this) + data_offset()));
   }
@@ -158,39 +164,66 @@ struct leaf_node : node<T, Bits> {
   }
 };
 
-// Up to `cap` children (the child array is always B wide: child[c] lies at a fixed offset,
-// so that a descent can fetch it before the header arrives); sizes()[i] is the number of
-// elements in children [0, i], in an array of `cap` entries after the node in the same
-// allocation. A null child slot only exists transiently while an algorithm holds that child.
+// Up to `cap` children. One allocation holds the size table, the header and the children:
+//
+//   sizes[cap-1] .. sizes[1] sizes[0] | header | child[0] child[1] .. child[cap-1]
+//                                     ^ the node's address
+//
+// child[c] lies 16 + 8c bytes after the node and sizes[c] 8(c + 1) bytes before it: offsets
+// fixed by c alone, so that a descent asks for both before the header arrives, and a node
+// allocated for fewer than B children takes no room for the rest (docs/design.md, "Node
+// sizes"). sizes()[i] is the number of elements in children [0, i]. A null child slot only
+// exists transiently while an algorithm holds that child.
 template <class T, unsigned Bits>
 struct inner_node : node<T, Bits> {
   using base = node<T, Bits>;
-  static constexpr std::size_t alloc_align = alignof(base*) > alignof(base) ? alignof(base*) : alignof(base);
+  static_assert(alignof(base*) <= alignof(base) && alignof(std::size_t) <= alignof(base));
+  static_assert(sizeof(base) % alignof(std::size_t) == 0);
+  static constexpr std::size_t alloc_align = alignof(base);
 
-  base* child[base::width];
+  // The size table: indexed forward, stored backward before the node.
+  template <class S, class P>
+  class table {
+   public:
+    explicit table(P* node) noexcept : node_(node) {}
+    S& operator[](std::size_t i) const noexcept {
+      return *std::launder(reinterpret_cast<S*>(node_ - (i + 1) * sizeof(std::size_t)));
+    }
+
+   private:
+    P* node_;
+  };
 
   // NOLINTNEXTLINE(cppcoreguidelines-pro-type-member-init): [0, count) are set
   explicit inner_node(std::size_t c) noexcept : base(false, c) {}
   inner_node(const inner_node&) = delete;
   inner_node& operator=(const inner_node&) = delete;
   ~inner_node() {
-    prefetch_for_refcount(child, this->count);
+    base** ch = child();
+    prefetch_for_refcount(ch, this->count);
     for (std::uint32_t i = 0; i < this->count; ++i) {
-      if (child[i] != nullptr) intrusive_ptr_release(child[i]);
+      if (ch[i] != nullptr) intrusive_ptr_release(ch[i]);
     }
   }
-  [[nodiscard]] std::size_t* sizes() noexcept {
-    return std::launder(reinterpret_cast<std::size_t*>(reinterpret_cast<unsigned char*>(this) + sizeof(inner_node)));
+  [[nodiscard]] base** child() noexcept {
+    return std::launder(reinterpret_cast<base**>(reinterpret_cast<unsigned char*>(this) + sizeof(inner_node)));
   }
-  [[nodiscard]] const std::size_t* sizes() const noexcept {
+  [[nodiscard]] base* const* child() const noexcept {
     return std::launder(
-        reinterpret_cast<const std::size_t*>(reinterpret_cast<const unsigned char*>(this) + sizeof(inner_node)));
+        reinterpret_cast<base* const*>(reinterpret_cast<const unsigned char*>(this) + sizeof(inner_node)));
   }
-  // Bytes of an inner node with room for c children, a multiple of 8.
+  [[nodiscard]] table<std::size_t, unsigned char> sizes() noexcept {
+    return table<std::size_t, unsigned char>(reinterpret_cast<unsigned char*>(this));
+  }
+  [[nodiscard]] table<const std::size_t, const unsigned char> sizes() const noexcept {
+    return table<const std::size_t, const unsigned char>(reinterpret_cast<const unsigned char*>(this));
+  }
+  // Bytes of an inner node with room for c children (table, header, children), a multiple of
+  // 8; the first prefix(c) of them hold the table.
   static constexpr std::size_t bytes(std::size_t c) noexcept {
-    static_assert(sizeof(inner_node) % alignof(std::size_t) == 0);
-    return node_cache::round_up(sizeof(inner_node) + c * sizeof(std::size_t));
+    return node_cache::round_up(prefix(c) + sizeof(inner_node) + c * sizeof(base*));
   }
+  static constexpr std::size_t prefix(std::size_t c) noexcept { return c * sizeof(std::size_t); }
 };
 
 // The header of an rrb_vector that has a tree: the tree's root, the tail leaf (the last 1..B
@@ -209,6 +242,7 @@ struct header_node : node<T, Bits> {
   header_node() noexcept : base(false) { this->is_header = true; }
   static constexpr std::size_t alloc_align = alignof(base);  // its members: pointers and counts
   static constexpr std::size_t bytes() noexcept { return node_cache::round_up(sizeof(header_node)); }
+  static constexpr std::size_t prefix() noexcept { return 0; }
 };
 
 template <class T, unsigned Bits>

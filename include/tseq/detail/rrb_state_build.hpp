@@ -59,7 +59,7 @@ inline auto rrb_state_ops<T, Bits, LBits>::build_tree(state s, ref cur, It first
         levels = h + 1 > levels ? h + 1 : levels;
       }
       auto* in = tree::as_inner(open[h].get());
-      in->child[in->count++] = child.detach();
+      in->child()[in->count++] = child.detach();
       if (in->count < B) return;
       tree::refresh(in, h + 1);
       child = std::move(open[h]);  // full: it moves a level up
@@ -76,7 +76,7 @@ inline auto rrb_state_ops<T, Bits, LBits>::build_tree(state s, ref cur, It first
     if (carry) {
       if (!open[h]) open[h] = tree::new_inner();
       auto* in = tree::as_inner(open[h].get());
-      in->child[in->count++] = carry.detach();
+      in->child()[in->count++] = carry.detach();
     }
     if (open[h]) {
       tree::refresh(tree::as_inner(open[h].get()), h + 1);

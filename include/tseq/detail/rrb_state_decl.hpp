@@ -13,6 +13,7 @@
 #include <initializer_list>
 #include <limits>
 
+#include "tseq/detail/config.hpp"
 #include "tseq/detail/rrb_node.hpp"
 #include "tseq/detail/rrb_tree.hpp"
 
@@ -74,7 +75,7 @@ struct rrb_state_ops {
   static void refill_tail(state& s);
   static void set_root(state& s, ref r);
   // push_back's in-place fast paths.
-  static bool append_in_place(ref& h, T& v);
+  TSEQ_ALWAYS_INLINE static bool append_in_place(ref& h, T& v);  // inlined into push_back &&
   static bool append_to_tail(state& s, T& v);
   // The updates of rrb_vector.
   static state push_back(state s, T v);

@@ -138,11 +138,11 @@ inline void rrb_state_ops<T, Bits, LBits>::assert_valid(const view& s) noexcept 
                   "rrb_vector: inner node on a spine");
       std::size_t acc = 0;
       for (std::uint32_t i = 0; i < in->count; ++i) {
-        TSEQ_ASSERT(in->child[i] != nullptr, "rrb_vector: null child");
-        acc += tree::size_of(in->child[i]);
+        TSEQ_ASSERT(in->child()[i] != nullptr, "rrb_vector: null child");
+        acc += tree::size_of(in->child()[i]);
         TSEQ_ASSERT(in->sizes()[i] == acc, "rrb_vector: size table");
       }
-      n = in->child[right ? in->count - 1 : 0];
+      n = in->child()[right ? in->count - 1 : 0];
     }
     TSEQ_ASSERT(n->is_leaf && n->count >= 1 && n->count <= n->cap && n->cap <= BL, "rrb_vector: leaf on a spine");
   }

@@ -193,7 +193,7 @@ template <class T, unsigned Bits, unsigned LBits>
 inline void rrb_tree<T, Bits, LBits>::resize_from(inner_t* in, unsigned h, std::uint32_t from) noexcept {
   std::size_t acc = from == 0 ? 0 : in->sizes()[from - 1];
   for (std::uint32_t i = from; i < in->count; ++i) {
-    acc += size_of(in->child[i]);
+    acc += size_of(in->child()[i]);
     in->sizes()[i] = acc;
   }
   mark_dense(in, h);
@@ -260,14 +260,14 @@ template <class T, unsigned Bits, unsigned LBits>
 inline auto rrb_tree<T, Bits, LBits>::explode(ref r, kids& out) -> ref {
   inner_t* in = as_inner(r.get());
   const bool steal = editable(in);
-  if (!steal) prefetch_for_refcount(in->child, in->count);
+  if (!steal) prefetch_for_refcount(in->child(), in->count);
   for (std::uint32_t i = 0; i < in->count; ++i) {
     const std::size_t size = slot_size(in, i);
     if (steal) {
-      out.push(ref(in->child[i], false), size);
-      in->child[i] = nullptr;
+      out.push(ref(in->child()[i], false), size);
+      in->child()[i] = nullptr;
     } else {
-      out.push(ref(in->child[i]), size);
+      out.push(ref(in->child()[i]), size);
     }
   }
   if (!steal) return nullptr;
@@ -292,7 +292,7 @@ inline auto rrb_tree<T, Bits, LBits>::build_inner(kids& k, std::size_t from, std
     if (i - from == left) acc = 0;
     acc += k.s[i];
     dst->sizes()[dst->count] = acc;
-    dst->child[dst->count++] = k.v[i];
+    dst->child()[dst->count++] = k.v[i];
     k.v[i] = nullptr;
   }
   mark_dense(a, h);
@@ -306,7 +306,7 @@ inline auto rrb_tree<T, Bits, LBits>::build_inner(kids& k, std::size_t from, std
 template <class T, unsigned Bits, unsigned LBits>
 template <bool Share>
 inline auto rrb_tree<T, Bits, LBits>::copy_inner(inner_t* src, std::size_t cap) -> ref {
-  if constexpr (Share) prefetch_for_refcount(src->child, src->count);
+  if constexpr (Share) prefetch_for_refcount(src->child(), src->count);
   ref out = new_inner(cap);
   inner_t* dst = as_inner(out.get());
   append_slots(dst, src, 0, src->count, Share);
@@ -327,8 +327,8 @@ inline void rrb_tree<T, Bits, LBits>::append_slots(inner_t* dst, const inner_t* 
   const std::size_t cut = from == 0 ? 0 : src->sizes()[from - 1];
   std::uint32_t k = dst->count;
   for (std::uint32_t j = from; j < to; ++j, ++k) {
-    if (share) intrusive_ptr_add_ref(src->child[j]);
-    dst->child[k] = src->child[j];
+    if (share) intrusive_ptr_add_ref(src->child()[j]);
+    dst->child()[k] = src->child()[j];
     dst->sizes()[k] = base + (src->sizes()[j] - cut);
   }
   dst->count = k;
@@ -354,8 +354,8 @@ inline void rrb_tree<T, Bits, LBits>::make_room(ref& r) {
 // Takes child c out of the editable node `in` (the slot is null until put back).
 template <class T, unsigned Bits, unsigned LBits>
 inline auto rrb_tree<T, Bits, LBits>::take_child(inner_t* in, std::uint32_t c) noexcept -> ref {
-  ref r(in->child[c], false);
-  in->child[c] = nullptr;
+  ref r(in->child()[c], false);
+  in->child()[c] = nullptr;
   return r;
 }
 
@@ -364,7 +364,7 @@ template <class T, unsigned Bits, unsigned LBits>
 inline void rrb_tree<T, Bits, LBits>::remove_slot(inner_t* in, std::uint32_t c) noexcept {
   const std::size_t was = slot_size(in, c);
   for (std::uint32_t j = c; j + 1 < in->count; ++j) {
-    in->child[j] = in->child[j + 1];
+    in->child()[j] = in->child()[j + 1];
     in->sizes()[j] = in->sizes()[j + 1] - was;
   }
   --in->count;
@@ -375,10 +375,10 @@ template <class T, unsigned Bits, unsigned LBits>
 inline void rrb_tree<T, Bits, LBits>::insert_slot(inner_t* in, std::uint32_t c, ref r, std::size_t size) noexcept {
   TSEQ_ASSERT(in->count < in->cap, "insert_slot: node without room");
   for (std::uint32_t j = in->count; j > c; --j) {
-    in->child[j] = in->child[j - 1];
+    in->child()[j] = in->child()[j - 1];
     in->sizes()[j] = in->sizes()[j - 1] + size;
   }
-  in->child[c] = r.detach();
+  in->child()[c] = r.detach();
   in->sizes()[c] = (c == 0 ? 0 : in->sizes()[c - 1]) + size;
   ++in->count;
 }
@@ -408,7 +408,7 @@ inline void rrb_tree<T, Bits, LBits>::add_child(ref& n, unsigned h, std::uint32_
       es[e] = size;
     } else {
       const std::uint32_t j = e < c ? e : e - 1;
-      ep[e] = in->child[j];
+      ep[e] = in->child()[j];
       es[e] = slot_size(in, j);
     }
   }
@@ -418,13 +418,13 @@ inline void rrb_tree<T, Bits, LBits>::add_child(ref& n, unsigned h, std::uint32_
   for (std::size_t e = left; e <= B; ++e) {
     acc += es[e];
     b->sizes()[b->count] = acc;
-    b->child[b->count++] = ep[e];
+    b->child()[b->count++] = ep[e];
   }
   acc = 0;
   for (std::uint32_t e = 0; e < left; ++e) {
     acc += es[e];
     in->sizes()[e] = acc;
-    in->child[e] = ep[e];
+    in->child()[e] = ep[e];
   }
   in->count = static_cast<std::uint32_t>(left);
   mark_dense(in, h);
@@ -438,8 +438,8 @@ template <class T, unsigned Bits, unsigned LBits>
 inline auto rrb_tree<T, Bits, LBits>::root_of_two(ref a, ref b, unsigned& h) -> ref {
   ref root = new_inner();
   inner_t* in = as_inner(root.get());
-  in->child[0] = a.detach();
-  in->child[1] = b.detach();
+  in->child()[0] = a.detach();
+  in->child()[1] = b.detach();
   in->count = 2;
   ++h;
   refresh(in, h);
@@ -450,7 +450,7 @@ inline auto rrb_tree<T, Bits, LBits>::root_of_two(ref a, ref b, unsigned& h) -> 
 template <class T, unsigned Bits, unsigned LBits>
 inline auto rrb_tree<T, Bits, LBits>::collapse(ref r, unsigned& h) -> ref {
   while (r && !r->is_leaf && r->count == 1) {
-    ref c(as_inner(r.get())->child[0]);
+    ref c(as_inner(r.get())->child()[0]);
     r = std::move(c);
     --h;
   }

@@ -48,7 +48,7 @@ inline std::size_t rrb_tree<T, Bits, LBits>::check(const node_t* n, unsigned h, 
   for (std::uint32_t i = 0; i < in->count; ++i) {
     const bool last = i + 1 == in->count;
     const std::size_t s =
-        check(in->child[i], h - 1, false, leftmost && i == 0, rightmost && last, path + "/" + std::to_string(i));
+        check(in->child()[i], h - 1, false, leftmost && i == 0, rightmost && last, path + "/" + std::to_string(i));
     acc += s;
     if (in->sizes()[i] != acc) broken("size table wrong at " + path + " slot " + std::to_string(i));
     if (!last && s != full_size(h - 1)) dense = false;

@@ -67,7 +67,7 @@ inline auto rrb_tree<T, Bits, LBits>::join_right(ref x, unsigned h, ref b, unsig
   inner_t* in = as_inner(x.get());
   const std::uint32_t c = in->count - 1;
   ref ex;
-  in->child[c] = join_right(take_child(in, c), h - 1, std::move(b), hb, ex).detach();
+  in->child()[c] = join_right(take_child(in, c), h - 1, std::move(b), hb, ex).detach();
   resize_from(in, h, c);  // reads only the new last child
   if (ex) {
     const std::size_t size = size_of(ex.get());
@@ -86,8 +86,8 @@ inline auto rrb_tree<T, Bits, LBits>::join_left(ref y, unsigned h, bool rightmos
   ref ex;
   const bool first_rightmost = rightmost && in->count == 1;
   const std::size_t was = slot_size(in, 0);
-  in->child[0] = join_left(take_child(in, 0), h - 1, first_rightmost, std::move(a), ha, ex).detach();
-  resize_slot(in, 0, was, size_of(in->child[0]));
+  in->child()[0] = join_left(take_child(in, 0), h - 1, first_rightmost, std::move(a), ha, ex).detach();
+  resize_slot(in, 0, was, size_of(in->child()[0]));
   if (ex) {
     const std::size_t size = size_of(ex.get());
     add_child(y, h, 1, std::move(ex), size, rightmost, extra);
@@ -152,7 +152,7 @@ inline bool rrb_tree<T, Bits, LBits>::append_leaf_in_place(node_t* r, unsigned h
     inner_t* in = as_inner(n);
     path[k] = in;
     if (in->count < B) room = k;
-    n = in->child[in->count - 1];
+    n = in->child()[in->count - 1];
   }
   // The nodes below `room` are full; the one at `room` must have room in its allocation
   // (else make_room's move: the general path).

@@ -101,7 +101,7 @@ struct rrb_tree {
   static std::uint32_t child_index(const inner_t* in, unsigned h, std::size_t& i) noexcept {
     if (in->dense) return dense_child(h, i);
     auto c = static_cast<std::uint32_t>(radix(i, h));
-    const std::size_t* sizes = in->sizes();
+    const auto sizes = in->sizes();
     while (sizes[c] <= i) ++c;
     if (c != 0) i -= sizes[c - 1];
     return c;
@@ -143,13 +143,13 @@ struct rrb_tree {
     } else {
       const inner_t* in = as_inner(n);
       if (!in->dense) return descend_relaxed(n, H, i);
-      return descend<H - 1>(in->child[dense_child(H, i)], i);
+      return descend<H - 1>(in->child()[dense_child(H, i)], i);
     }
   }
   static const leaf_t* descend_relaxed(const node_t* n, unsigned h, std::size_t& i) noexcept {
     for (; h > 0; --h) {
       const inner_t* in = as_inner(n);
-      n = in->child[child_index(in, h, i)];
+      n = in->child()[child_index(in, h, i)];
     }
     return as_leaf(n);
   }
@@ -169,7 +169,7 @@ struct rrb_tree {
   static constexpr std::size_t cap_for(std::size_t count, bool room, std::size_t width) noexcept;
   // Leaves: elements from runs (seg), moved inside a leaf, appended.
   static seg seg_of(node_t* l, std::size_t from, std::size_t to, bool steal) noexcept;
-  static void append(leaf_t* l, T&& v);
+  TSEQ_ALWAYS_INLINE static void append(leaf_t* l, T&& v);
   static std::size_t entries(const seg* segs, std::size_t nsegs) noexcept;
   static void move_elements(T* first, T* last, T* out);
   static void move_elements_backward(T* first, T* last, T* out_last);

@@ -23,8 +23,8 @@ namespace tseq::detail {
 // having done nothing, otherwise.
 template <class T, unsigned Bits, unsigned LBits>
 inline bool rrb_tree<T, Bits, LBits>::merge_into_first(inner_t* in, unsigned h, std::uint32_t c) {
-  node_t* x = in->child[c];
-  node_t* y = in->child[c + 1];
+  node_t* x = in->child()[c];
+  node_t* y = in->child()[c + 1];
   if (!editable(x) || x->count + std::size_t{y->count} > x->cap) return false;
   const bool steal = editable(y);
   if (h == 1) {
@@ -44,13 +44,13 @@ inline bool rrb_tree<T, Bits, LBits>::merge_into_first(inner_t* in, unsigned h, 
   } else {
     inner_t* a = as_inner(x);
     inner_t* b = as_inner(y);
-    if (!steal) prefetch_for_refcount(b->child, b->count);
+    if (!steal) prefetch_for_refcount(b->child(), b->count);
     append_slots(a, b, 0, b->count, !steal);
     if (steal) b->count = 0;  // its children now belong to x
     mark_dense(a, h - 1);
   }
   intrusive_ptr_release(y);
-  in->child[c + 1] = nullptr;
+  in->child()[c + 1] = nullptr;
   in->sizes()[c] = in->sizes()[c + 1];
   remove_slot(in, c + 1);
   mark_dense(in, h);
@@ -85,10 +85,10 @@ inline void rrb_tree<T, Bits, LBits>::rebalance_pair(inner_t* in, unsigned h, st
   ref r1 = relayout_pair(take_child(in, c), take_child(in, c + 1), h - 1, pair_rightmost, r2);
   // The pair holds as many elements as before: only the boundary between them moves.
   const std::size_t first = size_of(r1.get());
-  in->child[c] = r1.detach();
+  in->child()[c] = r1.detach();
   if (r2) {
     in->sizes()[c] = (c == 0 ? 0 : in->sizes()[c - 1]) + first;
-    in->child[c + 1] = r2.detach();
+    in->child()[c + 1] = r2.detach();
   } else {
     in->sizes()[c] = in->sizes()[c + 1];
     remove_slot(in, c + 1);
@@ -104,8 +104,8 @@ inline void rrb_tree<T, Bits, LBits>::rebalance_pair(inner_t* in, unsigned h, st
 // otherwise; true with `in`'s table counting the inserted element.
 template <class T, unsigned Bits, unsigned LBits>
 inline bool rrb_tree<T, Bits, LBits>::absorb_split(inner_t* in, unsigned h, std::uint32_t c, ref& ex, bool rightmost) {
-  const bool right = c + 1 < in->count && in->child[c + 1]->count < B;
-  const bool left = !right && c > 0 && in->child[c - 1]->count < B;
+  const bool right = c + 1 < in->count && in->child()[c + 1]->count < B;
+  const bool left = !right && c > 0 && in->child()[c - 1]->count < B;
   if (!right && !left) return false;
   const std::uint32_t a = right ? c : c - 1;  // the pair of slots the three go back into
   const bool pair_rightmost = rightmost && a + 2 == in->count;
@@ -129,8 +129,8 @@ inline bool rrb_tree<T, Bits, LBits>::absorb_split(inner_t* in, unsigned h, std:
   TSEQ_ASSERT(r2, "absorb_split: more than B children make two nodes");
   for (std::uint32_t j = a + 1; j < in->count; ++j) ++in->sizes()[j];  // the inserted element
   in->sizes()[a] = (a == 0 ? 0 : in->sizes()[a - 1]) + size_of(r1.get());
-  in->child[a] = r1.detach();
-  in->child[a + 1] = r2.detach();
+  in->child()[a] = r1.detach();
+  in->child()[a + 1] = r2.detach();
   mark_dense(in, h);
   return true;
 }

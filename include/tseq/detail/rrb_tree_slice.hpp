@@ -43,28 +43,28 @@ inline auto rrb_tree<T, Bits, LBits>::take(ref n, unsigned h, std::size_t k, ref
   const std::uint32_t c = child_index(in, h, off);
   ++off;  // elements kept in child c
   if (editable(in)) {
-    prefetch_for_refcount(in->child + c + 1, in->count - c - 1);
-    while (in->count > c + 1) intrusive_ptr_release(in->child[--in->count]);
+    prefetch_for_refcount(in->child() + c + 1, in->count - c - 1);
+    while (in->count > c + 1) intrusive_ptr_release(in->child()[--in->count]);
     ref sub = take(take_child(in, c), h - 1, off, last);
     if (!sub) {
       in->count = c;  // slot c is empty
       if (c == 0) return nullptr;
     } else {
       in->sizes()[c] = (c == 0 ? 0 : in->sizes()[c - 1]) + size_of(sub.get());
-      in->child[c] = sub.detach();
+      in->child()[c] = sub.detach();
     }
     mark_dense(in, h);
     return n;
   }
-  prefetch_for_refcount(in->child, c);
-  ref sub = take(ref(in->child[c]), h - 1, off, last);
+  prefetch_for_refcount(in->child(), c);
+  ref sub = take(ref(in->child()[c]), h - 1, off, last);
   if (!sub && c == 0) return nullptr;
   ref out = new_inner();
   inner_t* o = as_inner(out.get());
   append_slots(o, in, 0, c, true);
   if (sub) {
     o->sizes()[c] = (c == 0 ? 0 : in->sizes()[c - 1]) + size_of(sub.get());
-    o->child[c] = sub.detach();
+    o->child()[c] = sub.detach();
     ++o->count;
   }
   mark_dense(o, h);
@@ -94,22 +94,22 @@ inline auto rrb_tree<T, Bits, LBits>::drop(ref n, unsigned h, std::size_t k) -> 
   std::size_t off = k;
   const std::uint32_t c = child_index(in, h, off);  // off: elements dropped inside child c
   if (editable(in)) {
-    prefetch_for_refcount(in->child, c);
-    for (std::uint32_t j = 0; j < c; ++j) intrusive_ptr_release(in->child[j]);
+    prefetch_for_refcount(in->child(), c);
+    for (std::uint32_t j = 0; j < c; ++j) intrusive_ptr_release(in->child()[j]);
     for (std::uint32_t j = c; j < in->count; ++j) {
-      in->child[j - c] = in->child[j];
+      in->child()[j - c] = in->child()[j];
       in->sizes()[j - c] = in->sizes()[j] - k;
     }
     in->count -= c;
-    if (off > 0) in->child[0] = drop(take_child(in, 0), h - 1, off).detach();
+    if (off > 0) in->child()[0] = drop(take_child(in, 0), h - 1, off).detach();
     mark_dense(in, h);
     return n;
   }
-  prefetch_for_refcount(in->child + c + 1, in->count - c - 1);
-  ref sub = off > 0 ? drop(ref(in->child[c]), h - 1, off) : ref(in->child[c]);
+  prefetch_for_refcount(in->child() + c + 1, in->count - c - 1);
+  ref sub = off > 0 ? drop(ref(in->child()[c]), h - 1, off) : ref(in->child()[c]);
   ref out = new_inner();
   inner_t* o = as_inner(out.get());
-  o->child[0] = sub.detach();
+  o->child()[0] = sub.detach();
   o->sizes()[0] = in->sizes()[c] - k;
   o->count = 1;
   append_slots(o, in, c + 1, in->count, true);
@@ -130,11 +130,11 @@ inline bool rrb_tree<T, Bits, LBits>::fill_left_spine(node_t* r, unsigned h) {
   node_t* n = r;
   for (; h >= 2 && editable(n); --h) {
     inner_t* in = as_inner(n);
-    if (in->child[0]->count < 2) {
+    if (in->child()[0]->count < 2) {
       rebalance_pair(in, h, 0, n == r && in->count == 2);
       return true;
     }
-    n = in->child[0];
+    n = in->child()[0];
   }
   return false;
 }

@@ -31,7 +31,7 @@ inline void rrb_tree<T, Bits, LBits>::prefetch(const leaf_t* l) noexcept {
 
 template <class T, unsigned Bits, unsigned LBits>
 inline void rrb_tree<T, Bits, LBits>::prefetch(const inner_t* in) noexcept {
-  prefetch(in, sizeof(inner_t));
+  prefetch(in, sizeof(inner_t) + B * sizeof(node_t*));  // the header and a full child array
 }
 
 // Calls f(first, last) on each leaf below n (height h) in order. `next` is the node after n
@@ -52,19 +52,19 @@ inline void rrb_tree<T, Bits, LBits>::for_each_leaf(const node_t* n, unsigned h,
     constexpr std::uint32_t ahead = B > 8 ? 4 : B / 2;
     const std::uint32_t c = in->count;
     if (first) {
-      for (std::uint32_t i = 0; i < c && i < ahead; ++i) prefetch(as_leaf(in->child[i]));
+      for (std::uint32_t i = 0; i < c && i < ahead; ++i) prefetch(as_leaf(in->child()[i]));
     }
     // Leaf i + ahead: here while there is one, then in the next node.
     const std::uint32_t split = c > ahead ? c - ahead : 0;
     for (std::uint32_t i = 0; i < split; ++i) {
-      prefetch(as_leaf(in->child[i + ahead]));
-      const leaf_t* l = as_leaf(in->child[i]);
+      prefetch(as_leaf(in->child()[i + ahead]));
+      const leaf_t* l = as_leaf(in->child()[i]);
       f(l->data(), l->data() + l->count);
     }
     const inner_t* nx = next != nullptr ? as_inner(next) : nullptr;
     for (std::uint32_t i = split; i < c; ++i) {
-      if (nx != nullptr && i + ahead - c < nx->count) prefetch(as_leaf(nx->child[i + ahead - c]));
-      const leaf_t* l = as_leaf(in->child[i]);
+      if (nx != nullptr && i + ahead - c < nx->count) prefetch(as_leaf(nx->child()[i + ahead - c]));
+      const leaf_t* l = as_leaf(in->child()[i]);
       f(l->data(), l->data() + l->count);
     }
     return;
@@ -73,12 +73,12 @@ inline void rrb_tree<T, Bits, LBits>::for_each_leaf(const node_t* n, unsigned h,
     // The node after child i at its height: its right sibling, else the first child of next.
     const node_t* after = nullptr;
     if (i + 1 < in->count) {
-      after = in->child[i + 1];
+      after = in->child()[i + 1];
     } else if (next != nullptr) {
-      after = as_inner(next)->child[0];
+      after = as_inner(next)->child()[0];
     }
     if (after != nullptr) prefetch(as_inner(after));
-    for_each_leaf(in->child[i], h - 1, f, after, first && i == 0);
+    for_each_leaf(in->child()[i], h - 1, f, after, first && i == 0);
   }
 }
 
@@ -102,10 +102,10 @@ inline void rrb_tree<T, Bits, LBits>::count_nodes(const node_t* n, unsigned h, s
   const inner_t* in = as_inner(n);
   if (h == 1) {
     leaves += in->count;
-    for (std::uint32_t i = 0; i < in->count; ++i) bytes += node_bytes(in->child[i]);
+    for (std::uint32_t i = 0; i < in->count; ++i) bytes += node_bytes(in->child()[i]);
     return;
   }
-  for (std::uint32_t i = 0; i < in->count; ++i) count_nodes(in->child[i], h - 1, leaves, inners, bytes);
+  for (std::uint32_t i = 0; i < in->count; ++i) count_nodes(in->child()[i], h - 1, leaves, inners, bytes);
 }
 
 }  // namespace tseq::detail

@@ -34,7 +34,7 @@ inline auto rrb_tree<T, Bits, LBits>::set(ref n, unsigned h, std::size_t i, T& v
   n = own(std::move(n));
   inner_t* in = as_inner(n.get());
   const std::uint32_t c = child_index(in, h, i);
-  in->child[c] = set(take_child(in, c), h - 1, i, v).detach();
+  in->child()[c] = set(take_child(in, c), h - 1, i, v).detach();
   return n;
 }
 
@@ -67,7 +67,7 @@ inline auto rrb_tree<T, Bits, LBits>::erase(ref n, unsigned h, std::size_t i, bo
     return n;
   }
   const bool small = child->count < min_at(h - 1) && !child_rightmost;
-  in->child[c] = child.detach();
+  in->child()[c] = child.detach();
   for (std::uint32_t j = c; j < in->count; ++j) --in->sizes()[j];
   if (!small) {
     if (c + 1 < in->count) in->dense = false;
@@ -126,7 +126,7 @@ inline auto rrb_tree<T, Bits, LBits>::insert(ref n, unsigned h, std::size_t i, T
   const std::size_t at = i;
   std::uint32_t c = child_index(in, h, i);  // i < size: appends go to the tail
   bool child_rightmost = rightmost && c + 1 == in->count;
-  if (h == 1 && in->child[c]->count == BL) {
+  if (h == 1 && in->child()[c]->count == BL) {
     if (!child_rightmost && share_with_sibling(in, c)) {
       i = at;  // the leaves' bounds moved: look again
       c = child_index(in, h, i);
@@ -136,7 +136,7 @@ inline auto rrb_tree<T, Bits, LBits>::insert(ref n, unsigned h, std::size_t i, T
     }
   }
   ref ex;
-  in->child[c] = insert(take_child(in, c), h - 1, i, v, child_rightmost, ex).detach();
+  in->child()[c] = insert(take_child(in, c), h - 1, i, v, child_rightmost, ex).detach();
   if (!ex) {
     for (std::uint32_t j = c; j < in->count; ++j) ++in->sizes()[j];
     if (c + 1 < in->count) in->dense = false;
@@ -145,7 +145,7 @@ inline auto rrb_tree<T, Bits, LBits>::insert(ref n, unsigned h, std::size_t i, T
   // Child c split in two: its first part stays in slot c, the second goes after it.
   if (h >= 2 && absorb_split(in, h, c, ex, rightmost)) return n;
   const std::size_t was = slot_size(in, c);
-  const std::size_t now = size_of(in->child[c]);
+  const std::size_t now = size_of(in->child()[c]);
   resize_slot(in, c, was, now);
   add_child(n, h, c + 1, std::move(ex), was + 1 - now, rightmost, extra);
   return n;
@@ -176,7 +176,7 @@ inline bool rrb_tree<T, Bits, LBits>::spread_insert(inner_t* in, std::uint32_t c
   std::size_t nsegs = 0;
   T* val = &v;
   for (std::uint32_t j = a; j <= b; ++j) {
-    node_t* l = in->child[j];
+    node_t* l = in->child()[j];
     const bool steal = editable(l);
     if (j == c) {
       segs[nsegs++] = seg_of(l, 0, i, steal);
@@ -189,7 +189,7 @@ inline bool rrb_tree<T, Bits, LBits>::spread_insert(inner_t* in, std::uint32_t c
   const std::size_t total = in->sizes()[b] - (a == 0 ? 0 : in->sizes()[a - 1]) + 1;
   ref out[spread_window + 1];
   std::size_t from = 0;
-  const bool room = editable(in->child[c]);  // an in-place update: the leaves keep room
+  const bool room = editable(in->child()[c]);  // an in-place update: the leaves keep room
   for (std::uint32_t q = 0; q < leaves; ++q) {
     const std::size_t len = total / leaves + (q < total % leaves ? 1 : 0);
     out[q] = new_leaf(cap_for(len, room, BL));
@@ -198,10 +198,10 @@ inline bool rrb_tree<T, Bits, LBits>::spread_insert(inner_t* in, std::uint32_t c
   }
   std::size_t acc = a == 0 ? 0 : in->sizes()[a - 1];
   for (std::uint32_t q = 0; q < leaves; ++q) {
-    intrusive_ptr_release(in->child[a + q]);
+    intrusive_ptr_release(in->child()[a + q]);
     acc += out[q]->count;
     in->sizes()[a + q] = acc;
-    in->child[a + q] = out[q].detach();
+    in->child()[a + q] = out[q].detach();
   }
   for (std::uint32_t j = b + 1; j < in->count; ++j) ++in->sizes()[j];
   mark_dense(in, 1);
@@ -217,10 +217,10 @@ inline bool rrb_tree<T, Bits, LBits>::share_with_sibling(inner_t* in, std::uint3
   if constexpr (!std::is_nothrow_move_constructible_v<T> || !std::is_nothrow_move_assignable_v<T>) {
     return false;
   } else {
-    leaf_t* l = as_leaf(in->child[c]);
+    leaf_t* l = as_leaf(in->child()[c]);
     if (l->count != BL || !editable(l)) return false;
-    leaf_t* left = c > 0 ? as_leaf(in->child[c - 1]) : nullptr;
-    leaf_t* right = c + 1 < in->count ? as_leaf(in->child[c + 1]) : nullptr;
+    leaf_t* left = c > 0 ? as_leaf(in->child()[c - 1]) : nullptr;
+    leaf_t* right = c + 1 < in->count ? as_leaf(in->child()[c + 1]) : nullptr;
     // A sibling takes elements into the room its allocation has.
     if (left != nullptr && (left->count + 2u > left->cap || !editable(left))) left = nullptr;
     if (right != nullptr && (right->count + 2u > right->cap || !editable(right))) right = nullptr;
