@@ -49,7 +49,7 @@ inline void free_bytes(void* p, std::size_t bytes, std::size_t align) noexcept {
 // size table), 0 for the others.
 template <class N, class... A>
 N* allocate_node(A... args) {
-  unsigned char* p = static_cast<unsigned char*>(allocate_bytes(N::bytes(args...), N::alloc_align));
+  auto* p = static_cast<unsigned char*>(allocate_bytes(N::bytes(args...), N::alloc_align));
   return ::new (static_cast<void*>(p + N::prefix(args...))) N(args...);
 }
 
