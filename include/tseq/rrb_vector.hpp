@@ -59,9 +59,9 @@ inline std::size_t release_node_cache() noexcept { return detail::release_node_c
 /// that vector holds alone and allocates only where it must.
 ///
 /// Cost (n = size(), B = 2^Bits, BL = 2^LBits): index O(log n); set, insert, erase, take, drop,
-/// concatenation O((B + BL) log n) time and O(log n) node allocations; push_back/pop_back amortised O(B) (O(1) when
+/// concatenation O((B + BL) log n) time and O(log n) node allocations; push_back/pop_back amortised O(BL) (O(1) when
 /// in place). Memory: the nodes a persistent update copies are allocated for what they hold
-/// (storage() reports the bytes); nodes that grow in place keep room for B entries; freed nodes
+/// (storage() reports the bytes); nodes that grow in place keep room for B (inner) or BL (leaf) entries; freed nodes
 /// are kept per thread for reuse, up to a budget (release_node_cache). Versions
 /// may be shared between threads: reference counts are atomic, nodes are never changed once
 /// shared.
@@ -112,7 +112,7 @@ class rrb_vector {
   /// Copies the elements of `init`. O(n).
   rrb_vector(std::initializer_list<T> init) : rrb_vector(init.begin(), init.end()) {}
 
-  /// Copies the elements of [first, last). O(n); one allocation per B elements plus the
+  /// Copies the elements of [first, last). O(n); one allocation per BL elements plus the
   /// inner nodes (a dense tree).
   template <class It, class = std::enable_if_t<!std::is_integral_v<It>>>
   rrb_vector(It first, It last) : rrb_vector(ops::finish(ops::build(first, last), nullptr)) {}
@@ -173,7 +173,7 @@ class rrb_vector {
     }
   }
 
-  /// Appends v. Amortised O(1) in place; O(B) + amortised O(log n) persistent.
+  /// Appends v. Amortised O(1) in place; O(BL) + amortised O(log n) persistent.
   [[nodiscard]] rrb_vector push_back(T v) const& {
     if (is_small() && h_->count < tree::BL) return small({seg(0, h_->count), {&v, &v + 1, true}});
     return apply([&](state s) { return ops::push_back(std::move(s), std::move(v)); });
@@ -448,7 +448,7 @@ class rrb_vector<T, Bits, LBits>::builder {
   /// Starts from the elements of v (shared until changed).
   explicit builder(const rrb_vector& v) : s_(ops::copy_of(v.h_)) {}
 
-  /// Appends v. Amortised O(1); allocates one leaf per B elements. If T's copy/move or an
+  /// Appends v. Amortised O(1); allocates one leaf per BL elements. If T's copy/move or an
   /// allocation throws, the builder is left empty (and nothing leaks).
   builder& push_back(T v) {
     try {

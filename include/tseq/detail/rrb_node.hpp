@@ -108,8 +108,8 @@ struct node {
   // Inner only: every child but the last holds a full subtree, so the radix of an index picks
   // the child directly. Never set when it is not true; may be clear when it is.
   bool dense = false;
-  // Leaf or inner: the entries its allocation has room for (count <= cap <= width). A copy
-  // made for a persistent update is allocated exactly (cap = count); nodes that grow in place
+  // Leaf or inner: the entries its allocation has room for (count <= cap <= the tree's leaf
+  // or inner width). A copy made for a persistent update is allocated exactly (cap = count); nodes that grow in place
   // (the tail, the builder's, the rightmost path) get the full width.
   std::uint8_t cap = 0;
 
@@ -179,6 +179,7 @@ struct inner_node : node<T, Bits> {
   using base = node<T, Bits>;
   static_assert(alignof(base*) <= alignof(base) && alignof(std::size_t) <= alignof(base));
   static_assert(sizeof(base) % alignof(std::size_t) == 0);
+  static_assert(sizeof(std::size_t) % alignof(base) == 0, "the node at p + 8 cap stays aligned");
   static constexpr std::size_t alloc_align = alignof(base);
 
   // The size table: indexed forward, stored backward before the node.
@@ -226,9 +227,9 @@ struct inner_node : node<T, Bits> {
   static constexpr std::size_t prefix(std::size_t c) noexcept { return c * sizeof(std::size_t); }
 };
 
-// The header of an rrb_vector that has a tree: the tree's root, the tail leaf (the last 1..B
+// The header of an rrb_vector that has a tree: the tree's root, the tail leaf (the last 1..BL
 // elements), the element count, the count in the tree (so that an index finds its side
-// without reading the tail) and the height of the root (0: a leaf). (A vector of at most B
+// without reading the tail) and the height of the root (0: a leaf). (A vector of at most BL
 // elements has no header: it is just its leaf.)
 template <class T, unsigned Bits>
 struct header_node : node<T, Bits> {

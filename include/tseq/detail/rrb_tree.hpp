@@ -11,8 +11,9 @@
 //   rrb_tree_check.hpp       checking the invariants
 // Invariants (docs/design.md):
 //  (I1) all leaves are at height 0, the root at `height`;
-//  (I2) every node holds 1..B entries; an inner root holds at least 2;
-//  (I3) every node that is neither the root nor on the rightmost path holds >= m = B/2 entries;
+//  (I2) every inner node holds 1..B entries, every leaf 1..BL; an inner root holds at least 2;
+//  (I3) every node that is neither the root nor on an outer path holds >= m = B/2 entries
+//       (a leaf >= mL = BL/2);
 //  (I4) inner sizes[] are the cumulative element counts; `dense` implies all children but the
 //       last are full subtrees.
 // Every function consumes the references it is given ("ref" arguments) and returns new ones.
