@@ -14,7 +14,9 @@
 //   concat             the two halves of the vector, a + b (both kept)
 //   index_fresh        one random element read (a handle's bits for tensors), on the vector as
 //   index_edited       built, and after 10^5 random persistent edits (erase at a random
-//                      position, insert at another; each version dropped once the next exists)
+//                      position, insert at another; each version dropped once the next exists);
+//                      the positions cycle through 65,536 (with 4,096 the branch predictor
+//                      learnt each look-up's branches: docs/decisions.md, "Look-ups")
 //   iterate_fresh      the whole vector by for_each_chunk, per vector; fresh and edited
 //   iterate_edited
 //   push_back          n elements appended one by one to an empty vector moved in each time
@@ -101,12 +103,13 @@ const std::vector<std::size_t>& middle_positions(std::size_t n) {
   }
   return it->second;
 }
+constexpr std::size_t kAnyPositions = 65536;  // a power of two
 const std::vector<std::size_t>& any_positions(std::size_t n) {
   static std::map<std::size_t, std::vector<std::size_t>> cache;
   auto [it, fresh] = cache.try_emplace(n);
   if (fresh) {
     std::mt19937_64 rng(11);
-    for (int k = 0; k < 4096; ++k) it->second.push_back(rng() % n);
+    for (std::size_t k = 0; k < kAnyPositions; ++k) it->second.push_back(rng() % n);
   }
   return it->second;
 }
@@ -198,7 +201,7 @@ void run_op(benchmark::State& state, const std::string& op, std::size_t n) {
   } else if (op == "index_fresh" || op == "index_edited") {
     const V& v = op == "index_fresh" ? f.fresh : f.edit;
     std::uintptr_t acc = 0;
-    for (auto _ : state) acc += bits_of(v[any[k++ & 4095]]);
+    for (auto _ : state) acc += bits_of(v[any[k++ & (kAnyPositions - 1)]]);
     benchmark::DoNotOptimize(acc);
   } else if (op == "iterate_fresh" || op == "iterate_edited") {
     const V& v = op == "iterate_fresh" ? f.fresh : f.edit;

@@ -505,6 +505,46 @@ struct rrb_unchecked {
     if (i >= s.tree_size()) return s.tail->cap;
     return V::tree::find_leaf(s.root, s.height, i)->cap;
   }
+  // Sets the look-up hint of every inner node of v's tree to `value`, breaking I6 (for tests
+  // that look-ups and updates stay right from any hint). Nodes v shares change too.
+  template <class V>
+  static void set_hints(const V& v, std::uint16_t value) noexcept {
+    const auto s = V::ops::view_of(v.h_.get());
+    using tree = typename V::tree;
+    // NOLINTNEXTLINE(cppcoreguidelines-pro-type-const-cast): a test hook that edits shared nodes
+    if (s.root != nullptr) set_hints_below<tree>(const_cast<typename tree::node_t*>(s.root), s.height, value);
+  }
+  // How the hint's guess did on the way to element i of the tree: at each inner node not
+  // marked dense, `exact` counts a guess that was the child, `next` one next to it, `far` the
+  // rest.
+  struct hint_tally {
+    std::size_t exact = 0, next = 0, far = 0;
+  };
+  template <class V>
+  static void tally_hints(const V& v, std::size_t i, hint_tally& t) noexcept {
+    const auto s = V::ops::view_of(v.h_.get());
+    TSEQ_ASSERT(i < s.tree_size(), "tally_hints: index not in the tree");
+    const auto* n = s.root;
+    for (unsigned h = s.height; h > 0; --h) {
+      const auto* in = V::tree::as_inner(n);
+      const std::uint32_t g = V::tree::hint_guess(in, h, i);
+      const std::uint32_t c = V::tree::child_index(in, h, i);
+      if (!in->dense) {
+        const std::uint32_t d = c > g ? c - g : g - c;
+        ++(d == 0 ? t.exact : d == 1 ? t.next : t.far);
+      }
+      n = in->child()[c];
+    }
+  }
+
+ private:
+  template <class Tree>
+  static void set_hints_below(typename Tree::node_t* n, unsigned h, std::uint16_t value) noexcept {
+    if (h == 0) return;
+    auto* in = Tree::as_inner(n);
+    in->hint = value;
+    for (std::uint32_t c = 0; c < in->count; ++c) set_hints_below<Tree>(in->child()[c], h - 1, value);
+  }
 };
 }  // namespace detail
 

@@ -12,6 +12,7 @@
 #include <iterator>
 #include <limits>
 #include <numeric>
+#include <random>
 #include <ranges>
 #include <stdexcept>
 #include <string>
@@ -426,6 +427,66 @@ TYPED_TEST(RrbVector, BuilderFillsLevelsDenselyBToTheKElementsPlusATailAreKLevel
 
 // levels_bound(n) is 1 + the smallest j with n <= m^j (m = min_fill = B/2): a tree of height
 // h >= 1 holds more than m^(h-1) elements (I3 below the outer paths, I3L on the leftmost).
+// A tree of about n4 elements after `edits` random persistent erases and inserts (relaxed
+// nodes at every level), with its model.
+template <class V>
+std::pair<V, std::vector<int>> edited(std::size_t edits, unsigned seed) {
+  V v = make<V>(sizes<V>::n4);
+  std::vector<int> m = to_std(v);
+  std::mt19937 rng(seed);
+  for (std::size_t k = 0; k < edits; ++k) {
+    const std::size_t p = rng() % m.size();
+    if (k % 2 == 0) {
+      v = v.erase(p);
+      m.erase(m.begin() + as_diff(p));
+    } else {
+      v = v.insert(p, -as_int(k));
+      m.insert(m.begin() + as_diff(p), -as_int(k));
+    }
+  }
+  return {std::move(v), std::move(m)};
+}
+
+// The hint (I6) only says where a look-up starts in a size table: with every inner node's hint
+// set to a wrong value (0: child 0, 0xFFFF: past the last, 1.0: the radix guess), indexing,
+// iteration and updates still give the model's elements, and the updates' copies of those
+// nodes (which keep the wrong hint) too.
+TYPED_TEST(RrbVector, LookUpsAndUpdatesAreRightFromAnyHint) {
+  using V = typename TestFixture::V;
+  using U = tseq::detail::rrb_unchecked;
+  auto [v, m] = edited<V>(3 * sizes<V>::n3, 17);
+  ASSERT_GE(v.levels(), 3u);
+  const std::size_t n = m.size();
+  for (const std::uint16_t hint :
+       {std::uint16_t{0}, std::uint16_t{1}, std::uint16_t{1u << 11}, std::uint16_t{1u << 12}, std::uint16_t{0xFFFF}}) {
+    SCOPED_TRACE("hint " + std::to_string(hint));
+    U::set_hints(v, hint);
+    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(v[i], m[i]) << "index " << i;
+    EXPECT_EQ(to_std(v), m);
+    for (const std::size_t p : {std::size_t{0}, n / 3, n / 2, n - 1}) {
+      std::vector<int> e = m;
+      e.erase(e.begin() + as_diff(p));
+      EXPECT_EQ(to_std(v.erase(p)), e) << "erase at " << p;
+      std::vector<int> in = m;
+      in.insert(in.begin() + as_diff(p), 7);
+      EXPECT_EQ(to_std(v.insert(p, 7)), in) << "insert at " << p;
+      EXPECT_EQ(to_std(v.take(p)), std::vector<int>(m.begin(), m.begin() + as_diff(p))) << "take " << p;
+      EXPECT_EQ(to_std(v.drop(p)), std::vector<int>(m.begin() + as_diff(p), m.end())) << "drop " << p;
+    }
+  }
+}
+
+// check_invariants names a node whose hint is not what its sizes give.
+TYPED_TEST(RrbVector, InvariantCheckNamesAWrongHint) {
+  using V = typename TestFixture::V;
+  auto [v, m] = edited<V>(sizes<V>::n3, 5);
+  v.check_invariants();
+  tseq::detail::rrb_unchecked::set_hints(v, 0);
+  const std::string e = error_of<std::logic_error>([&] { v.check_invariants(); });
+  EXPECT_NE(e.find("rrb_vector invariant broken: node at root"), std::string::npos) << e;
+  EXPECT_NE(e.find(" has hint 0, not "), std::string::npos) << e;
+}
+
 TYPED_TEST(RrbVector, LevelsBoundIsOneMoreThanTheCeilingOfLogBaseMinFill) {
   using V = typename TestFixture::V;
   constexpr std::size_t m = V::min_fill;

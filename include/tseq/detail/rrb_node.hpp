@@ -101,17 +101,26 @@ template <class T, unsigned Bits>
 struct node {
   static constexpr std::size_t width = std::size_t{1} << Bits;
 
+  // Scale of `hint` below: 2^hint_bits stands for 1.0.
+  static constexpr unsigned hint_bits = 12;
+
   std::atomic<std::size_t> refs{1};
   std::uint32_t count = 0;
-  bool is_leaf;
-  bool is_header = false;  // a header_node: the handle of a vector with a tree
+  bool is_leaf : 1;
+  bool is_header : 1 = false;  // a header_node: the handle of a vector with a tree
   // Inner only: every child but the last holds a full subtree, so the radix of an index picks
   // the child directly. Never set when it is not true; may be clear when it is.
-  bool dense = false;
+  bool dense : 1 = false;
   // Leaf or inner: the entries its allocation has room for (count <= cap <= the tree's leaf
   // or inner width). A copy made for a persistent update is allocated exactly (cap = count); nodes that grow in place
   // (the tail, the builder's, the rightmost path) get the full width.
   std::uint8_t cap = 0;
+  // Inner only, where to start looking for a child: a full child's elements over the average
+  // child's (the last child left out), times 2^hint_bits; 1.0 in a dense node, at most 16.
+  // Child (i * hint) >> (shift + hint_bits) is then the child holding element i or next to
+  // it nearly always, where the radix guess i >> shift falls a child behind per 1/hint
+  // missing. A wrong value would cost time, never correctness (rrb_tree::relaxed_child).
+  std::uint16_t hint = std::uint16_t{1} << hint_bits;
 
   static_assert(Bits <= 7, "cap holds at most 128 entries");
 
@@ -132,6 +141,9 @@ struct node {
     }
   }
 };
+
+// The hint fits beside the flags: a node's header is the reference count and 8 bytes.
+static_assert(sizeof(node<int, 5>) == sizeof(std::atomic<std::size_t>) + 8);
 
 // Up to `cap` elements, stored after the header in the same allocation; [0, count) are
 // constructed.

@@ -179,6 +179,7 @@ inline void rrb_tree<T, Bits, LBits>::mark_dense(inner_t* in, unsigned h) noexce
   const std::uint32_t k = in->count - 1u;
   if (k == 0) {
     in->dense = true;
+    in->hint = hint_one;
     return;
   }
   // s == k * 2^shift(h) without a division (a 64-bit divide was a few percent of a push_back
@@ -186,6 +187,28 @@ inline void rrb_tree<T, Bits, LBits>::mark_dense(inner_t* in, unsigned h) noexce
   const unsigned sh = shift(h);
   const std::size_t s = in->sizes()[k - 1];
   in->dense = sh < std::numeric_limits<std::size_t>::digits && (s >> sh) == k && (s & low_mask(h)) == 0;
+  // (A dense node's hint is exactly 1.0: no division on push_back's path.)
+  in->hint = in->dense ? hint_one : hint_of(in, h);
+}
+
+// The `hint` an inner node at height h should hold (I6): its children but the last, times
+// 2^(shift(h) + hint_bits), over their elements, at most 0xFFFF; 1.0 for a single child or
+// where hint_usable(h) is false. The last child is left out because it is often partial (the
+// right edge of a tree): counted in, a root of a full child and a short one guessed wrong
+// for a third of its indexes.
+template <class T, unsigned Bits, unsigned LBits>
+inline std::uint16_t rrb_tree<T, Bits, LBits>::hint_of(const inner_t* in, unsigned h) noexcept {
+  if (in->count < 2 || !hint_usable(h)) return hint_one;
+  const std::size_t before_last = in->sizes()[in->count - 2];
+  const std::size_t f = (std::size_t{in->count - 1u} << (shift(h) + node_t::hint_bits)) / before_last;
+  return static_cast<std::uint16_t>(f < 0xFFFF ? f : 0xFFFF);
+}
+
+// Sets the `hint` of a node that is not dense from its count and size table (a division; the
+// paths that keep a node dense, such as push_back's, set 1.0).
+template <class T, unsigned Bits, unsigned LBits>
+inline void rrb_tree<T, Bits, LBits>::set_hint(inner_t* in, unsigned h) noexcept {
+  in->hint = hint_of(in, h);
 }
 
 // Recomputes sizes[from, count) from those children (reading only them), then `dense`.
@@ -311,6 +334,7 @@ inline auto rrb_tree<T, Bits, LBits>::copy_inner(inner_t* src, std::size_t cap) 
   inner_t* dst = as_inner(out.get());
   append_slots(dst, src, 0, src->count, Share);
   dst->dense = src->dense;
+  dst->hint = src->hint;
   if constexpr (!Share) src->count = 0;
   return out;
 }

@@ -54,6 +54,9 @@ inline std::size_t rrb_tree<T, Bits, LBits>::check(const node_t* n, unsigned h, 
     if (!last && s != full_size(h - 1)) dense = false;
   }
   if (in->dense && !dense) broken("node at " + path + " marked dense but is not");
+  if (in->hint != hint_of(in, h)) {
+    broken("node at " + path + " has hint " + std::to_string(in->hint) + ", not " + std::to_string(hint_of(in, h)));
+  }
   return acc;
 }
 
