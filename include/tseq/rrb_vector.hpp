@@ -517,11 +517,11 @@ struct rrb_unchecked {
   // How the hint's guess did on the way to element i of the tree: at each inner node not
   // marked dense, `exact` counts a guess that was the child, `next` one next to it, `far` the
   // rest.
-  struct hint_tally {
+  struct HintTally {
     std::size_t exact = 0, next = 0, far = 0;
   };
   template <class V>
-  static void tally_hints(const V& v, std::size_t i, hint_tally& t) noexcept {
+  static void tally_hints(const V& v, std::size_t i, HintTally& t) noexcept {
     const auto s = V::ops::view_of(v.h_.get());
     TSEQ_ASSERT(i < s.tree_size(), "tally_hints: index not in the tree");
     const auto* n = s.root;

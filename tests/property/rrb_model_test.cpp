@@ -393,7 +393,7 @@ void hint_accuracy_after_random_edits(std::uint64_t seed, std::size_t n, int edi
     v = (k % 2 == 0) ? v.erase(p) : v.insert(p, static_cast<E>(k));
   }
   v.check_invariants();
-  tseq::detail::rrb_unchecked::hint_tally t;
+  tseq::detail::rrb_unchecked::HintTally t;
   const std::size_t in_tree = v.storage().tree_elements;
   for (int k = 0; k < 20000; ++k) tseq::detail::rrb_unchecked::tally_hints(v, rng() % in_tree, t);
   const double all = static_cast<double>(t.exact + t.next + t.far);
