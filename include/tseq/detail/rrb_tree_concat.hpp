@@ -130,13 +130,13 @@ TSEQ_NOINLINE auto rrb_tree<T, Bits, LBits>::chain_over(ref& l, unsigned top) ->
   return below;
 }
 
-// push_back's tail flush without the general join: appends the full leaf l (B elements)
+// push_back's tail flush without the general join: appends the full leaf l (BL elements)
 // after the last element of the tree rooted at r (height h >= 1), in place, when
 //  - every node on r's rightmost path is ours alone,
-//  - its last leaf holds >= m (merge_seam would keep both leaves as they are),
+//  - its last leaf holds >= mL (merge_seam would keep both leaves as they are),
 //  - the lowest node on the path that is not full (count < B) has room in its allocation.
 // Then that node takes a new last child: l, under a chain of single-child nodes
-// down from that height (what join_right's add_child builds), and the nodes above add B to
+// down from that height (what join_right's add_child builds), and the nodes above add BL to
 // their last size. One pass down and one up the path: no child beside the path is read.
 // Returns false, having changed nothing (l untouched), otherwise; then join does the work.
 // Throws only bad_alloc for the chain's nodes, before anything changed.
