@@ -124,8 +124,9 @@ struct rrb_tree {
   // from the node's hint (I6) was the child for 65 to 78% of the look-ups at each level and
   // next to it for nearly all the rest, where the radix guess (a hint of 1.0) was off by 7 or
   // more for a sixth of them at 10^6 (docs/decisions.md, "Look-ups"). The branches below then
-  // mostly go one way; the loops fix any guess (correct from any c < count).
-  static std::uint32_t relaxed_child(const inner_t* in, unsigned h, std::size_t& i) noexcept {
+  // mostly go one way; the loops fix any guess (correct from any c < count). Always inlined:
+  // called out of line, the offset i went through memory at every level of a look-up.
+  TSEQ_ALWAYS_INLINE static std::uint32_t relaxed_child(const inner_t* in, unsigned h, std::size_t& i) noexcept {
     const auto sizes = in->sizes();
     std::uint32_t c = hint_guess(in, h, i);
     std::size_t before = 0;  // elements before child c
