@@ -173,7 +173,7 @@ inline std::size_t rrb_tree<T, Bits, LBits>::split_point(std::size_t k, bool rig
 
 // Sets `dense` (I4) from the size table alone: the first count-1 children are all full
 // exactly when together they hold (count-1) * full_size(h - 1) elements, since none can hold
-// more.
+// more. Then `hint` (I6), from the same children: 1.0 when dense, else one division.
 template <class T, unsigned Bits, unsigned LBits>
 inline void rrb_tree<T, Bits, LBits>::mark_dense(inner_t* in, unsigned h) noexcept {
   const std::uint32_t k = in->count - 1u;
@@ -202,13 +202,6 @@ inline std::uint16_t rrb_tree<T, Bits, LBits>::hint_of(const inner_t* in, unsign
   const std::size_t before_last = in->sizes()[in->count - 2];
   const std::size_t f = (std::size_t{in->count - 1u} << (shift(h) + node_t::hint_bits)) / before_last;
   return static_cast<std::uint16_t>(f < 0xFFFF ? f : 0xFFFF);
-}
-
-// Sets the `hint` of a node that is not dense from its count and size table (a division; the
-// paths that keep a node dense, such as push_back's, set 1.0).
-template <class T, unsigned Bits, unsigned LBits>
-inline void rrb_tree<T, Bits, LBits>::set_hint(inner_t* in, unsigned h) noexcept {
-  in->hint = hint_of(in, h);
 }
 
 // Recomputes sizes[from, count) from those children (reading only them), then `dense`.

@@ -224,7 +224,6 @@ struct rrb_tree {
   // Inner nodes' size tables and `dense` (I4).
   static void mark_dense(inner_t* in, unsigned h) noexcept;
   static std::uint16_t hint_of(const inner_t* in, unsigned h) noexcept;
-  static void set_hint(inner_t* in, unsigned h) noexcept;
   static void resize_from(inner_t* in, unsigned h, std::uint32_t from) noexcept;
   static void refresh(inner_t* in, unsigned h) noexcept;
   static std::size_t slot_size(const inner_t* in, std::uint32_t c) noexcept;
