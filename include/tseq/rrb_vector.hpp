@@ -259,7 +259,8 @@ class rrb_vector {
   [[nodiscard]] rrb_vector take(size_type n) const& {
     if (n >= size()) return *this;
     if (is_small()) return small({seg(0, n)});
-    return apply([&](state s) { return ops::take(std::move(s), n); });
+    if (n == 0) return {};
+    return rrb_vector(ops::finish(ops::take_shared(header(), n), nullptr));
   }
   /// In-place form (see class notes).
   [[nodiscard]] rrb_vector take(size_type n) && {
@@ -271,7 +272,8 @@ class rrb_vector {
   [[nodiscard]] rrb_vector drop(size_type n) const& {
     if (n == 0) return *this;
     if (is_small()) return small({seg(n < size() ? n : size(), size())});
-    return apply([&](state s) { return ops::drop(std::move(s), n); });
+    if (n >= size()) return {};
+    return rrb_vector(ops::finish(ops::drop_shared(header(), n), nullptr));
   }
   /// In-place form (see class notes).
   [[nodiscard]] rrb_vector drop(size_type n) && {
@@ -401,6 +403,10 @@ class rrb_vector {
   // A vector of at most BL elements is a bare leaf; its const& updates build the new leaf
   // directly, without taking a reference to the old one.
   [[nodiscard]] bool is_small() const noexcept { return h_ && h_->is_leaf; }
+  // The header of a vector that is neither empty nor small.
+  [[nodiscard]] const typename ops::header_t* header() const noexcept {
+    return static_cast<const typename ops::header_t*>(h_.get());
+  }
   [[nodiscard]] typename tree::seg seg(size_type from, size_type to) const noexcept {
     return tree::seg_of(h_.get(), from, to, false);
   }

@@ -85,6 +85,9 @@ struct rrb_state_ops {
   static state erase(state s, std::size_t i);
   static state take(state s, std::size_t n);
   static state drop(state s, std::size_t n);
+  // take and drop of a vector only read (a const& update): 0 < n < its size.
+  static state take_shared(const header_t* r, std::size_t n);
+  static state drop_shared(const header_t* r, std::size_t n);
   static state erase_range(state s, std::size_t first, std::size_t last);
   static state concat(state a, state b);
 };

@@ -159,6 +159,45 @@ inline auto rrb_state_ops<T, Bits, LBits>::take(state s, std::size_t n) -> state
   return s;
 }
 
+// take of the vector whose header is r, which we only read (0 < n < r->size). Unlike take on
+// copy_of(r), nothing on the cut is held and released: the root and tail are referenced only
+// when the result keeps them, and tree::take_shared copies the cut path without holding it.
+template <class T, unsigned Bits, unsigned LBits>
+inline auto rrb_state_ops<T, Bits, LBits>::take_shared(const header_t* r, std::size_t n) -> state {
+  state s;
+  s.size = n;
+  s.height = r->height;
+  if (n > r->tree_size) {
+    s.root = r->root;
+    (void)tree::take_shared(r->tail.get(), 0, n - r->tree_size, s.tail);
+  } else {
+    set_root(s, tree::take_shared(r->root.get(), r->height, n, s.tail));
+  }
+  return s;
+}
+
+// drop of the vector whose header is r, which we only read (0 < n < r->size); as take_shared.
+template <class T, unsigned Bits, unsigned LBits>
+inline auto rrb_state_ops<T, Bits, LBits>::drop_shared(const header_t* r, std::size_t n) -> state {
+  state s;
+  s.size = r->size - n;
+  if (n >= r->tree_size) {
+    // (not a conditional expression: with r->tail, a const lvalue, as one branch its result
+    // is a const ref, copied into s.tail)
+    if (n > r->tree_size) {
+      s.tail = tree::drop_shared(r->tail.get(), 0, n - r->tree_size);
+    } else {
+      s.tail = r->tail;
+    }
+    return s;
+  }
+  s.tail = r->tail;
+  s.height = r->height;
+  set_root(s, tree::drop_shared(r->root.get(), r->height, n));
+  while (tree::fill_left_spine(s.root.get(), s.height)) set_root(s, std::move(s.root));
+  return s;
+}
+
 template <class T, unsigned Bits, unsigned LBits>
 inline auto rrb_state_ops<T, Bits, LBits>::drop(state s, std::size_t n) -> state {
   if (n >= s.size) return {};

@@ -268,6 +268,8 @@ struct rrb_tree {
 
   static ref take(ref n, unsigned h, std::size_t k, ref& last);
   static ref drop(ref n, unsigned h, std::size_t k);
+  static ref take_shared(node_t* n, unsigned h, std::size_t k, ref& last);
+  static ref drop_shared(node_t* n, unsigned h, std::size_t k);
   static bool fill_left_spine(node_t* r, unsigned h);
 
   // ---- concatenation: rrb_tree_concat.hpp ---------------------------------------------------

@@ -38,26 +38,47 @@ inline auto rrb_tree<T, Bits, LBits>::take(ref n, unsigned h, std::size_t k, ref
     last = std::move(n);
     return nullptr;
   }
+  if (!editable(n.get())) return take_shared(n.get(), h, k, last);
   inner_t* in = as_inner(n.get());
   std::size_t off = k - 1;
   const std::uint32_t c = child_index(in, h, off);
   ++off;  // elements kept in child c
-  if (editable(in)) {
-    prefetch_for_refcount(in->child() + c + 1, in->count - c - 1);
-    while (in->count > c + 1) intrusive_ptr_release(in->child()[--in->count]);
-    ref sub = take(take_child(in, c), h - 1, off, last);
-    if (!sub) {
-      in->count = c;  // slot c is empty
-      if (c == 0) return nullptr;
-    } else {
-      in->sizes()[c] = (c == 0 ? 0 : in->sizes()[c - 1]) + size_of(sub.get());
-      in->child()[c] = sub.detach();
-    }
-    mark_dense(in, h);
-    return n;
+  prefetch_for_refcount(in->child() + c + 1, in->count - c - 1);
+  while (in->count > c + 1) intrusive_ptr_release(in->child()[--in->count]);
+  ref sub = take(take_child(in, c), h - 1, off, last);
+  if (!sub) {
+    in->count = c;  // slot c is empty
+    if (c == 0) return nullptr;
+  } else {
+    in->sizes()[c] = (c == 0 ? 0 : in->sizes()[c - 1]) + size_of(sub.get());
+    in->child()[c] = sub.detach();
   }
+  mark_dense(in, h);
+  return n;
+}
+
+// take() of a node that we do not hold alone, or that sits below one: what is kept is copied,
+// one reference taken per kept child, and none taken or released on the cut path (through
+// take(ref) each node on it would be held once more only to be found shared, and released
+// after its copy: two atomic updates a level for nothing).
+template <class T, unsigned Bits, unsigned LBits>
+inline auto rrb_tree<T, Bits, LBits>::take_shared(node_t* n, unsigned h, std::size_t k, ref& last) -> ref {
+  if (h == 0) {
+    if (k < n->count) {
+      const seg s = seg_of(n, 0, k, false);
+      ref none;
+      last = build_leaves(&s, 1, BL, none);
+    } else {
+      last = ref(n);
+    }
+    return nullptr;
+  }
+  inner_t* in = as_inner(n);
+  std::size_t off = k - 1;
+  const std::uint32_t c = child_index(in, h, off);
+  ++off;  // elements kept in child c
   prefetch_for_refcount(in->child(), c);
-  ref sub = take(ref(in->child()[c]), h - 1, off, last);
+  ref sub = take_shared(in->child()[c], h - 1, off, last);
   if (!sub && c == 0) return nullptr;
   ref out = new_inner();
   inner_t* o = as_inner(out.get());
@@ -90,23 +111,36 @@ inline auto rrb_tree<T, Bits, LBits>::drop(ref n, unsigned h, std::size_t k) -> 
     ref none;
     return build_leaves(&s, 1, BL, none);
   }
+  if (!editable(n.get())) return drop_shared(n.get(), h, k);
   inner_t* in = as_inner(n.get());
   std::size_t off = k;
   const std::uint32_t c = child_index(in, h, off);  // off: elements dropped inside child c
-  if (editable(in)) {
-    prefetch_for_refcount(in->child(), c);
-    for (std::uint32_t j = 0; j < c; ++j) intrusive_ptr_release(in->child()[j]);
-    for (std::uint32_t j = c; j < in->count; ++j) {
-      in->child()[j - c] = in->child()[j];
-      in->sizes()[j - c] = in->sizes()[j] - k;
-    }
-    in->count -= c;
-    if (off > 0) in->child()[0] = drop(take_child(in, 0), h - 1, off).detach();
-    mark_dense(in, h);
-    return n;
+  prefetch_for_refcount(in->child(), c);
+  for (std::uint32_t j = 0; j < c; ++j) intrusive_ptr_release(in->child()[j]);
+  for (std::uint32_t j = c; j < in->count; ++j) {
+    in->child()[j - c] = in->child()[j];
+    in->sizes()[j - c] = in->sizes()[j] - k;
   }
+  in->count -= c;
+  if (off > 0) in->child()[0] = drop(take_child(in, 0), h - 1, off).detach();
+  mark_dense(in, h);
+  return n;
+}
+
+// drop() of a node that we do not hold alone, or that sits below one: as take_shared, no
+// reference is taken or released on the cut path.
+template <class T, unsigned Bits, unsigned LBits>
+inline auto rrb_tree<T, Bits, LBits>::drop_shared(node_t* n, unsigned h, std::size_t k) -> ref {
+  if (h == 0) {
+    const seg s = seg_of(n, k, n->count, false);
+    ref none;
+    return build_leaves(&s, 1, BL, none);
+  }
+  inner_t* in = as_inner(n);
+  std::size_t off = k;
+  const std::uint32_t c = child_index(in, h, off);  // off: elements dropped inside child c
   prefetch_for_refcount(in->child() + c + 1, in->count - c - 1);
-  ref sub = off > 0 ? drop(ref(in->child()[c]), h - 1, off) : ref(in->child()[c]);
+  ref sub = off > 0 ? drop_shared(in->child()[c], h - 1, off) : ref(in->child()[c]);
   ref out = new_inner();
   inner_t* o = as_inner(out.get());
   o->child()[0] = sub.detach();
