@@ -509,7 +509,7 @@ struct rrb_unchecked {
     TSEQ_ASSERT(i < v.size(), "leaf_capacity: index out of range");
     const auto s = V::ops::view_of(v.h_.get());
     if (i >= s.tree_size()) return s.tail->cap;
-    return V::tree::find_leaf(s.root, s.height, i)->cap;
+    return V::tree::find_leaf(s.root, s.height, i).leaf->cap;
   }
   // Sets the look-up hint of every inner node of v's tree to `value`, breaking I6 (for tests
   // that look-ups and updates stay right from any hint). Nodes v shares change too.

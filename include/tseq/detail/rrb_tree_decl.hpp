@@ -154,15 +154,23 @@ struct rrb_tree {
   static constexpr std::size_t min_of(std::size_t a, std::size_t b) noexcept { return b < a ? b : a; }
   static constexpr std::size_t max_of(std::size_t a, std::size_t b) noexcept { return a < b ? b : a; }
 
-  // The leaf holding element i of the tree n of height h; i becomes the offset inside it.
+  // A leaf and an offset inside it: what a descent returns, by value, so that the offset stays
+  // in a register (through a std::size_t& it went to the stack and back at every call, and the
+  // holder's fields were read again at every look-up of a loop).
+  struct leaf_pos {
+    const leaf_t* leaf;
+    std::size_t offset;
+  };
+
+  // The leaf holding element i of the tree n of height h, and i's offset inside it.
   // Dense levels descend through code made for their height (heights up to 6: 2^35 elements at
   // B = 32), whose shift and mask are constants: a flag test and one load per level. The first
   // relaxed node hands the rest of the walk to the loop (descend_relaxed). Measured against
   // the loop alone: docs/decisions.md, "Look-ups".
-  static const leaf_t* find_leaf(const node_t* n, unsigned h, std::size_t& i) noexcept {
+  static leaf_pos find_leaf(const node_t* n, unsigned h, std::size_t i) noexcept {
     switch (h) {
       case 0:
-        return as_leaf(n);
+        return {as_leaf(n), i};
       case 1:
         return descend<1>(n, i);
       case 2:
@@ -180,23 +188,24 @@ struct rrb_tree {
     }
   }
   template <unsigned H>
-  static const leaf_t* descend(const node_t* n, std::size_t& i) noexcept {
+  static leaf_pos descend(const node_t* n, std::size_t i) noexcept {
     if constexpr (H == 0) {
-      return as_leaf(n);
+      return {as_leaf(n), i};
     } else {
       const inner_t* in = as_inner(n);
       if (!in->dense) return descend_relaxed(n, H, i);
-      return descend<H - 1>(in->child()[dense_child(H, i)], i);
+      const node_t* next = in->child()[dense_child(H, i)];
+      return descend<H - 1>(next, i);
     }
   }
   // Below a relaxed node dense and relaxed nodes mix, so a test of `dense` would mispredict:
   // every node goes through its size table (a dense one's hint is 1.0, its guess exact).
-  static const leaf_t* descend_relaxed(const node_t* n, unsigned h, std::size_t& i) noexcept {
+  static leaf_pos descend_relaxed(const node_t* n, unsigned h, std::size_t i) noexcept {
     for (; h > 0; --h) {
       const inner_t* in = as_inner(n);
       n = in->child()[relaxed_child(in, h, i)];
     }
-    return as_leaf(n);
+    return {as_leaf(n), i};
   }
 
   // ---- building nodes and editing their slots: rrb_tree_build.hpp ---------------------------
