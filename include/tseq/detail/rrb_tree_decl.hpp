@@ -269,7 +269,7 @@ struct rrb_tree {
   static ref erase(ref n, unsigned h, std::size_t i, bool rightmost);
   static ref insert(ref n, unsigned h, std::size_t i, T& v, bool rightmost, ref& extra);
   // An insert into a full leaf: room found in a sibling instead of a split.
-  static constexpr std::uint32_t spread_window = 3;  // how far (in leaves) spread_insert looks
+  static constexpr std::uint32_t spread_window = 6;  // how far (in leaves) spread_insert looks (docs/decisions.md)
   static bool spread_insert(inner_t* in, std::uint32_t c, std::size_t i, T& v);
   static bool share_with_sibling(inner_t* in, std::uint32_t c) noexcept;
 
