@@ -520,6 +520,20 @@ struct rrb_unchecked {
     // NOLINTNEXTLINE(cppcoreguidelines-pro-type-const-cast): a test hook that edits shared nodes
     if (s.root != nullptr) set_hints_below<tree>(const_cast<typename tree::node_t*>(s.root), s.height, value);
   }
+  // Whether v's tree root is marked `regular` (look-ups take the radix path: I4); false
+  // without a tree.
+  template <class V>
+  [[nodiscard]] static bool root_regular(const V& v) noexcept {
+    const auto s = V::ops::view_of(v.h_.get());
+    return s.root != nullptr && s.root->regular;
+  }
+  // Marks v's tree root `regular` whether or not it is, breaking I4 (for the check's test).
+  template <class V>
+  static void mark_root_regular(const V& v) noexcept {
+    const auto s = V::ops::view_of(v.h_.get());
+    // NOLINTNEXTLINE(cppcoreguidelines-pro-type-const-cast): a test hook that edits a shared node
+    if (s.root != nullptr && s.height > 0) const_cast<typename V::tree::node_t*>(s.root)->regular = true;
+  }
   // How the hint's guess did on the way to element i of the tree: at each inner node not
   // marked dense, `exact` counts a guess that was the child, `next` one next to it, `far` the
   // rest.

@@ -489,6 +489,47 @@ TYPED_TEST(RrbVector, InvariantCheckNamesAWrongHint) {
   EXPECT_NE(e.find(" has hint 0, not "), std::string::npos) << e;
 }
 
+// A tree built by push_back, by the builder, or cut by take from one is regular (I4): its
+// look-ups take the radix path, reading no node's header. An edit in the middle leaves a short
+// leaf inside, and the flag goes; each look-up is still right either way.
+TYPED_TEST(RrbVector, BuiltTreesAreRegularAndAnEditInsideIsNot) {
+  using V = typename TestFixture::V;
+  using U = tseq::detail::rrb_unchecked;
+  const std::size_t n = 3 * sizes<V>::n3;
+  V pushed;
+  typename V::builder b;
+  for (std::size_t i = 0; i < n; ++i) {
+    pushed = std::move(pushed).push_back(as_int(i));
+    b.push_back(as_int(i));
+  }
+  const V built = std::move(b).persistent();
+  ASSERT_GE(pushed.levels(), 3u);
+  EXPECT_TRUE(U::root_regular(pushed));
+  EXPECT_TRUE(U::root_regular(built));
+  const V cut = pushed.take(n / 2 + 1);
+  EXPECT_TRUE(U::root_regular(cut));
+  const V edited_inside = pushed.erase(n / 3);
+  EXPECT_FALSE(U::root_regular(edited_inside));
+  edited_inside.check_invariants();
+  for (std::size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(pushed[i], as_int(i)) << "index " << i;
+    ASSERT_EQ(built[i], as_int(i)) << "index " << i;
+    if (i + 1 < n) {
+      ASSERT_EQ(edited_inside[i], as_int(i < n / 3 ? i : i + 1)) << "index " << i;
+    }
+  }
+}
+
+// check_invariants names a root marked regular that is not.
+TYPED_TEST(RrbVector, InvariantCheckNamesAWrongRegularFlag) {
+  using V = typename TestFixture::V;
+  const V v = edited<V>(sizes<V>::n3, 5).first;
+  ASSERT_FALSE(tseq::detail::rrb_unchecked::root_regular(v));
+  tseq::detail::rrb_unchecked::mark_root_regular(v);
+  const std::string e = error_of<std::logic_error>([&] { v.check_invariants(); });
+  EXPECT_NE(e.find("rrb_vector invariant broken: node at root marked regular but is not"), std::string::npos) << e;
+}
+
 TYPED_TEST(RrbVector, LevelsBoundIsOneMoreThanTheCeilingOfLogBaseMinFill) {
   using V = typename TestFixture::V;
   constexpr std::size_t m = V::min_fill;

@@ -111,6 +111,10 @@ struct node {
   // Inner only: every child but the last holds a full subtree, so the radix of an index picks
   // the child directly. Never set when it is not true; may be clear when it is.
   bool dense : 1 = false;
+  // Inner only: `dense`, and so is its last child if inner, and that child's last child, down
+  // to height 1; so the radix of an index picks the child at every level below (the other
+  // children are full). Never set when it is not true; may be clear when it is.
+  bool regular : 1 = false;
   // Leaf or inner: the entries its allocation has room for (count <= cap <= the tree's leaf
   // or inner width). A copy made for a persistent update is allocated exactly (cap = count); nodes that grow in place
   // (the tail, the builder's, the rightmost path) get the full width.

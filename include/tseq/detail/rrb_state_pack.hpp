@@ -94,7 +94,8 @@ inline const T& rrb_state_ops<T, Bits, LBits>::lookup(const node_t* h, std::size
   if (h->is_leaf) return tree::as_leaf(h)->data()[i];
   const auto* r = static_cast<const header_t*>(h);
   if (i >= r->tree_size) return tree::as_leaf(r->tail.get())->data()[i - r->tree_size];
-  const auto p = tree::find_leaf(r->root.get(), r->height, i);
+  const node_t* root = r->root.get();
+  const auto p = root->regular ? tree::find_leaf_regular(root, r->height, i) : tree::find_leaf(root, r->height, i);
   return p.leaf->data()[p.offset];
 }
 

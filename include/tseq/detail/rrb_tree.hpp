@@ -15,7 +15,8 @@
 //  (I3) every node that is neither the root nor on an outer path holds >= m = B/2 entries
 //       (a leaf >= mL = BL/2);
 //  (I4) inner sizes[] are the cumulative element counts; `dense` implies all children but the
-//       last are full subtrees.
+//       last are full subtrees; `regular` implies `dense` and, above height 1, a `regular`
+//       last child.
 // Every function consumes the references it is given ("ref" arguments) and returns new ones.
 // A node reached only through references we hold alone (refcount 1) is edited in place; any
 // other node on an affected path is copied first. Persistent callers therefore pass an extra

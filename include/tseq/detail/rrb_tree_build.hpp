@@ -180,6 +180,7 @@ inline void rrb_tree<T, Bits, LBits>::mark_dense(inner_t* in, unsigned h) noexce
   if (k == 0) {
     in->dense = true;
     in->hint = hint_one;
+    mark_regular(in, h);
     return;
   }
   // s == k * 2^shift(h) without a division (a 64-bit divide was a few percent of a push_back
@@ -189,6 +190,15 @@ inline void rrb_tree<T, Bits, LBits>::mark_dense(inner_t* in, unsigned h) noexce
   in->dense = sh < std::numeric_limits<std::size_t>::digits && (s >> sh) == k && (s & low_mask(h)) == 0;
   // (A dense node's hint is exactly 1.0: no division on push_back's path.)
   in->hint = in->dense ? hint_one : hint_of(in, h);
+  mark_regular(in, h);
+}
+
+// Sets `regular` (I4) from `dense` and the last child's `regular`: called after that child's
+// own is set (the updates go bottom-up), and by itself where only the last child changed.
+template <class T, unsigned Bits, unsigned LBits>
+inline void rrb_tree<T, Bits, LBits>::mark_regular(inner_t* in, unsigned h) noexcept {
+  const node_t* last = in->child()[in->count - 1u];  // null while an algorithm holds it
+  in->regular = in->dense && (h == 1 || (last != nullptr && last->regular));
 }
 
 // The `hint` an inner node at height h should hold (I6): its children but the last, times
@@ -327,6 +337,7 @@ inline auto rrb_tree<T, Bits, LBits>::copy_inner(inner_t* src, std::size_t cap) 
   inner_t* dst = as_inner(out.get());
   append_slots(dst, src, 0, src->count, Share);
   dst->dense = src->dense;
+  dst->regular = src->regular;
   dst->hint = src->hint;
   if constexpr (!Share) src->count = 0;
   return out;

@@ -40,7 +40,10 @@ inline std::size_t rrb_tree<T, Bits, LBits>::check(const node_t* n, unsigned h, 
   if (!is_root && leftmost && h > 0 && n->count < 2) {
     broken("inner node at " + path + " on the leftmost path holds a single child");
   }
-  if (h == 0) return n->count;
+  if (h == 0) {
+    if (n->regular) broken("leaf at " + path + " marked regular");
+    return n->count;
+  }
   const inner_t* in = as_inner(n);
   if (is_root && in->count < 2) broken("inner root with a single child");
   std::size_t acc = 0;
@@ -54,6 +57,9 @@ inline std::size_t rrb_tree<T, Bits, LBits>::check(const node_t* n, unsigned h, 
     if (!last && s != full_size(h - 1)) dense = false;
   }
   if (in->dense && !dense) broken("node at " + path + " marked dense but is not");
+  if (in->regular && (!dense || (h > 1 && !in->child()[in->count - 1]->regular))) {
+    broken("node at " + path + " marked regular but is not");
+  }
   if (in->hint != hint_of(in, h)) {
     broken("node at " + path + " has hint " + std::to_string(in->hint) + ", not " + std::to_string(hint_of(in, h)));
   }

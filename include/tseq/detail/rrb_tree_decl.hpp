@@ -9,7 +9,8 @@
 //  (I3) every node that is neither the root nor on an outer path holds >= m = B/2 entries
 //       (a leaf >= mL = BL/2);
 //  (I4) inner sizes[] are the cumulative element counts; `dense` implies all children but the
-//       last are full subtrees;
+//       last are full subtrees; `regular` implies `dense` and, above height 1, a `regular`
+//       last child;
 //  (I6) every inner node holds hint_of(itself), where relaxed_child starts (1.0 in a
 //       dense one).
 // Every function consumes the references it is given ("ref" arguments) and returns new ones.
@@ -23,6 +24,7 @@
 #include <limits>
 #include <string>
 
+#include "tseq/detail/assert.hpp"
 #include "tseq/detail/config.hpp"
 #include "tseq/detail/intrusive_ref.hpp"
 #include "tseq/detail/rrb_node.hpp"
@@ -106,7 +108,7 @@ struct rrb_tree {
   // The child of an inner node at height h where element i would be if its children but the
   // last were all of their average size, from the node's `hint`; the radix guess where the
   // product could overflow. At most count - 1.
-  static std::uint32_t hint_guess(const inner_t* in, unsigned h, std::size_t i) noexcept {
+  TSEQ_ALWAYS_INLINE static std::uint32_t hint_guess(const inner_t* in, unsigned h, std::size_t i) noexcept {
     const std::size_t g = hint_usable(h) ? (i * std::size_t{in->hint}) >> (shift(h) + node_t::hint_bits) : radix(i, h);
     const std::size_t last = in->count - 1u;
     return static_cast<std::uint32_t>(g < last ? g : last);
@@ -114,7 +116,7 @@ struct rrb_tree {
 
   // sizes[c - 1], 0 for c = 0, without a branch on c (a random c would mispredict it).
   template <class Table>
-  static std::size_t elements_before(const Table& sizes, std::uint32_t c) noexcept {
+  TSEQ_ALWAYS_INLINE static std::size_t elements_before(const Table& sizes, std::uint32_t c) noexcept {
     const std::uint32_t nz = c != 0 ? 1u : 0u;
     return sizes[c - nz] & (std::size_t{0} - nz);
   }
@@ -161,6 +163,19 @@ struct rrb_tree {
     const leaf_t* leaf;
     std::size_t offset;
   };
+
+  // The leaf holding element i of the tree n (height h >= 1, n->regular), and i's offset: the
+  // radix of i at every level, reading no node's header (I4). A regular tree has more than
+  // full_size(h - 1) = 2^shift(h) elements, so shift(h) < 64. Small enough to inline where the
+  // caller tests `regular` (rrb_state_ops::lookup).
+  TSEQ_ALWAYS_INLINE static leaf_pos find_leaf_regular(const node_t* n, unsigned h, std::size_t i) noexcept {
+    TSEQ_ASSERT(h >= 1 && n->regular && shift(h) < std::numeric_limits<std::size_t>::digits,
+                "find_leaf_regular: not a regular tree");
+    for (unsigned s = shift(h);; s -= Bits) {
+      n = as_inner(n)->child()[(i >> s) & (B - 1)];
+      if (s == LBits) return {as_leaf(n), i & (BL - 1)};
+    }
+  }
 
   // The leaf holding element i of the tree n of height h, and i's offset inside it.
   // Dense levels descend through code made for their height (heights up to 6: 2^35 elements at
@@ -232,6 +247,7 @@ struct rrb_tree {
   static std::size_t split_point(std::size_t k, bool rightmost, std::size_t width) noexcept;
   // Inner nodes' size tables and `dense` (I4).
   static void mark_dense(inner_t* in, unsigned h) noexcept;
+  static void mark_regular(inner_t* in, unsigned h) noexcept;
   static std::uint16_t hint_of(const inner_t* in, unsigned h) noexcept;
   static void resize_from(inner_t* in, unsigned h, std::uint32_t from) noexcept;
   static void refresh(inner_t* in, unsigned h) noexcept;
