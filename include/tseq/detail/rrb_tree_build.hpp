@@ -180,16 +180,15 @@ inline void rrb_tree<T, Bits, LBits>::mark_dense(inner_t* in, unsigned h) noexce
   if (k == 0) {
     in->dense = true;
     in->hint = hint_one;
-    mark_regular(in, h);
-    return;
+  } else {
+    // s == k * 2^shift(h) without a division (a 64-bit divide was a few percent of a push_back
+    // of ints); a subtree too large for size_t is never full.
+    const unsigned sh = shift(h);
+    const std::size_t s = in->sizes()[k - 1];
+    in->dense = sh < std::numeric_limits<std::size_t>::digits && (s >> sh) == k && (s & low_mask(h)) == 0;
+    // (A dense node's hint is exactly 1.0: no division on push_back's path.)
+    in->hint = in->dense ? hint_one : hint_of(in, h);
   }
-  // s == k * 2^shift(h) without a division (a 64-bit divide was a few percent of a push_back
-  // of ints); a subtree too large for size_t is never full.
-  const unsigned sh = shift(h);
-  const std::size_t s = in->sizes()[k - 1];
-  in->dense = sh < std::numeric_limits<std::size_t>::digits && (s >> sh) == k && (s & low_mask(h)) == 0;
-  // (A dense node's hint is exactly 1.0: no division on push_back's path.)
-  in->hint = in->dense ? hint_one : hint_of(in, h);
   mark_regular(in, h);
 }
 
@@ -199,6 +198,17 @@ template <class T, unsigned Bits, unsigned LBits>
 inline void rrb_tree<T, Bits, LBits>::mark_regular(inner_t* in, unsigned h) noexcept {
   const node_t* last = in->child()[in->count - 1u];  // null while an algorithm holds it
   in->regular = in->dense && (h == 1 || (last != nullptr && last->regular));
+}
+
+// Child c changed its element count, the table already moved: `dense` and the hint count the
+// children before the last only, so when c is the last only `regular` can change.
+template <class T, unsigned Bits, unsigned LBits>
+inline void rrb_tree<T, Bits, LBits>::mark_resized(inner_t* in, unsigned h, std::uint32_t c) noexcept {
+  if (c + 1 < in->count) {
+    mark_dense(in, h);
+  } else {
+    mark_regular(in, h);
+  }
 }
 
 // The `hint` an inner node at height h should hold (I6): its children but the last, times

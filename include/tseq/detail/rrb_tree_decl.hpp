@@ -245,9 +245,10 @@ struct rrb_tree {
   TSEQ_NOINLINE static void fill(leaf_t* l, const seg* segs, std::size_t nsegs, std::size_t from, std::size_t to);
   static ref build_leaves(const seg* segs, std::size_t nsegs, std::size_t left, ref& extra, bool room = false);
   static std::size_t split_point(std::size_t k, bool rightmost, std::size_t width) noexcept;
-  // Inner nodes' size tables and `dense` (I4).
+  // Inner nodes' size tables, `dense` and `regular` (I4), and hint (I6).
   static void mark_dense(inner_t* in, unsigned h) noexcept;
   static void mark_regular(inner_t* in, unsigned h) noexcept;
+  static void mark_resized(inner_t* in, unsigned h, std::uint32_t c) noexcept;
   static std::uint16_t hint_of(const inner_t* in, unsigned h) noexcept;
   static void resize_from(inner_t* in, unsigned h, std::uint32_t from) noexcept;
   static void refresh(inner_t* in, unsigned h) noexcept;

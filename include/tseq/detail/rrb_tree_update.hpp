@@ -70,11 +70,7 @@ inline auto rrb_tree<T, Bits, LBits>::erase(ref n, unsigned h, std::size_t i, bo
   in->child()[c] = child.detach();
   for (std::uint32_t j = c; j < in->count; ++j) --in->sizes()[j];
   if (!small) {
-    if (c + 1 < in->count) {
-      mark_dense(in, h);
-    } else {
-      mark_regular(in, h);  // (the last child counts in neither dense nor hint, only regular)
-    }
+    mark_resized(in, h, c);
     return n;
   }
   // An under-full child borrows from or merges with a sibling (the left one when it has one).
@@ -143,11 +139,7 @@ inline auto rrb_tree<T, Bits, LBits>::insert(ref n, unsigned h, std::size_t i, T
   in->child()[c] = insert(take_child(in, c), h - 1, i, v, child_rightmost, ex).detach();
   if (!ex) {
     for (std::uint32_t j = c; j < in->count; ++j) ++in->sizes()[j];
-    if (c + 1 < in->count) {
-      mark_dense(in, h);
-    } else {
-      mark_regular(in, h);  // (the last child counts in neither dense nor hint, only regular)
-    }
+    mark_resized(in, h, c);
     return n;
   }
   // Child c split in two: its first part stays in slot c, the second goes after it.
