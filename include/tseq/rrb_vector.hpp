@@ -102,8 +102,9 @@ class rrb_vector {
   static constexpr size_type branching = size_type{1} << Bits;
   /// Number of elements per leaf (at least branching).
   static constexpr size_type leaf_capacity = size_type{1} << LBits;
-  /// Minimum entries of an inner node that is neither the root nor on an outer path; a leaf's
-  /// is leaf_capacity / 2.
+  /// Minimum entries of an inner node that is neither the root nor on an outer path. A leaf
+  /// there holds at least leaf_capacity / 4, and at least leaf_capacity / 2 unless a
+  /// concatenation kept it as it was at the seam (docs/design.md, I3).
   static constexpr size_type min_fill = branching / 2;
 
   /// Empty vector. No allocation.
@@ -322,7 +323,9 @@ class rrb_vector {
   }
 
   /// The greatest levels() the invariants allow for a tree part of n elements: h + 1 levels
-  /// (h >= 1) only if n > m^(h-1) (m = min_fill; docs/design.md, height bound). O(log n).
+  /// only if n > 1 (h = 1) or n > m^(h-2) * u (h >= 2), with m = min_fill and
+  /// u = min(m, leaf_capacity / 4): for leaf_capacity >= 2 * branching (elements of half a
+  /// pointer or less) n > m^(h-1) (docs/design.md, height bound). O(log n).
   [[nodiscard]] static unsigned levels_bound(size_type n) noexcept { return ops::levels_bound(n); }
 
   /// What the nodes of this vector occupy (shared nodes counted in full): see StorageStats.

@@ -156,7 +156,8 @@ TEST_F(Lifetime, UpdatesCopyOnlyTheTouchedLeaves) {
   // and the short first leaf stays first.
   EXPECT_EQ(copies([&] { return v.drop(54321) + v.take(12345); }), drop_cut + take_small);
   // The other way round the short leaf meets the seam, where (I3) holds: the two seam leaves
-  // (25 + 15 elements) are laid out again as two of 20, moved from the slices held alone.
+  // (25 + 15 elements) both hold BL/4 or more and are kept as they are (until 2026-12-07 they
+  // were laid out again as two of 20, moved from the slices held alone: no copy either).
   EXPECT_EQ(copies([&] { return v.take(12345) + v.drop(54321); }), take_small + drop_cut);
   // erase of a range: the two cut leaves' kept parts; the seam merges them by moving.
   EXPECT_EQ(copies([&] { return v.erase(1000, 90000); }), range_left + range_right);

@@ -425,8 +425,6 @@ TYPED_TEST(RrbVector, BuilderFillsLevelsDenselyBToTheKElementsPlusATailAreKLevel
   }
 }
 
-// levels_bound(n) is 1 + the smallest j with n <= m^j (m = min_fill = B/2): a tree of height
-// h >= 1 holds more than m^(h-1) elements (I3 below the outer paths, I3L on the leftmost).
 // A tree of about n4 elements after `edits` random persistent erases and inserts (relaxed
 // nodes at every level), with its model.
 template <class V>
@@ -530,23 +528,37 @@ TYPED_TEST(RrbVector, InvariantCheckNamesAWrongRegularFlag) {
   EXPECT_NE(e.find("rrb_vector invariant broken: node at root marked regular but is not"), std::string::npos) << e;
 }
 
-TYPED_TEST(RrbVector, LevelsBoundIsOneMoreThanTheCeilingOfLogBaseMinFill) {
+// levels_bound(n): height h >= 2 needs n > f(h) = m^(h-2) * u, u = min(m, BL/4), the fewest
+// elements under a node of height h - 2 off the outer paths (I3: inner nodes >= m, leaves
+// >= BL/4); height 1 needs n > 1. So levels_bound(f(h)) = h and levels_bound(f(h) + 1) = h + 1.
+TYPED_TEST(RrbVector, LevelsBoundFollowsTheSmallestSubtreeOffTheOuterPaths) {
   using V = typename TestFixture::V;
   constexpr std::size_t m = V::min_fill;
+  constexpr std::size_t u = std::min(m, V::leaf_capacity / 4);
   EXPECT_EQ(V::levels_bound(0), 0u);
   EXPECT_EQ(V::levels_bound(1), 1u);
-  EXPECT_EQ(V::levels_bound(2), 2u);
-  std::size_t p = 1;
-  for (unsigned k = 1; k <= 5; ++k) {
-    p *= m;  // m^k
-    EXPECT_EQ(V::levels_bound(p), k + 1) << p;
-    EXPECT_EQ(V::levels_bound(p + 1), k + 2) << p + 1;
+  std::size_t f = u;  // f(2)
+  for (unsigned h = 2; h <= 7; ++h, f *= m) {
+    if (f >= 2) {
+      EXPECT_EQ(V::levels_bound(f), h) << f;
+    }
+    EXPECT_EQ(V::levels_bound(f + 1), h + 1) << f + 1;
   }
-  // No overflow at the top: m^j >= 2^64 - 1 first for j = ceil(64 / log2(m)).
-  constexpr unsigned log2_m = static_cast<unsigned>(std::countr_zero(m));
-  constexpr unsigned digits = std::numeric_limits<std::size_t>::digits;
-  EXPECT_EQ(V::levels_bound(std::numeric_limits<std::size_t>::max()), (digits + log2_m - 1) / log2_m + 1);
-  if constexpr (V::branching == 32) {
+  // No overflow at the top: the bound's height H has f(H) < 2^64 - 1 and f(H + 1) beyond it.
+  constexpr std::size_t top = std::numeric_limits<std::size_t>::max();
+  const unsigned levels = V::levels_bound(top);
+  ASSERT_GE(levels, 3u);
+  std::size_t fh = u;  // f(2), then up to f(H)
+  for (unsigned h = 2; h < levels - 1; ++h) {
+    ASSERT_LE(fh, top / m) << "f(" << h + 1 << ") overflows below the bound's height";
+    fh *= m;
+  }
+  EXPECT_LT(fh, top);
+  EXPECT_TRUE(fh > top / m || fh * m >= top) << "f(H + 1) < 2^64 - 1: the bound is one level short";
+  if constexpr (V::branching == 32 && V::leaf_capacity == 32) {
+    EXPECT_EQ(V::levels_bound(1'000'000), 7u);  // 8 * 16^4 < 10^6 <= 8 * 16^5
+  }
+  if constexpr (V::branching == 32 && V::leaf_capacity == 64) {
     EXPECT_EQ(V::levels_bound(1'000'000), 6u);  // 16^4 < 10^6 <= 16^5
   }
 }

@@ -100,19 +100,23 @@ inline const T& rrb_state_ops<T, Bits, LBits>::lookup(const node_t* h, std::size
 }
 
 // The greatest number of tree levels (root height + 1) the invariants allow for n elements
-// in the tree: height h >= 1 only if n > m^(h-1) (m = B/2; docs/design.md, height bound),
-// so 1 + the smallest j with n <= m^j.
+// in the tree: height 1 only if n > 1, height h >= 2 only if n > m^(h-2) * u (m = B/2,
+// u = min(m, BL/4); docs/design.md, height bound). For BL >= 2B (elements of half a
+// pointer or less) u = m, and that is 1 + the smallest j with n <= m^j.
 template <class T, unsigned Bits, unsigned LBits>
 inline unsigned rrb_state_ops<T, Bits, LBits>::levels_bound(std::size_t n) noexcept {
   if (n == 0) return 0;
-  unsigned j = 0;
-  std::size_t p = 1;  // m^j
-  while (p < n) {
-    ++j;
-    if (p > std::numeric_limits<std::size_t>::max() / tree::m) break;
-    p *= tree::m;
+  if (n == 1) return 1;
+  // Height h >= 2 only if n > f(h) = m^(h-2) * u, u = min(m, leaf_floor): the subtree of a
+  // node of height h - 2 off the outer paths (docs/design.md, height bound).
+  unsigned h = 1;
+  std::size_t f = tree::subtree_floor_unit;  // f(h + 1)
+  while (f < n) {
+    ++h;
+    if (f > std::numeric_limits<std::size_t>::max() / tree::m) break;
+    f *= tree::m;
   }
-  return j + 1;
+  return h + 1;
 }
 
 // Debug-build check after every update: (S1), (S2) and the nodes on both outer spines of the

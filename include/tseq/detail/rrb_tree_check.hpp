@@ -33,8 +33,8 @@ inline std::size_t rrb_tree<T, Bits, LBits>::check(const node_t* n, unsigned h, 
     broken("node at " + path + " holds " + std::to_string(n->count) + " entries but has room for " +
            std::to_string(n->cap));
   }
-  if (!is_root && !leftmost && !rightmost && n->count < min_at(h)) {
-    broken("node at " + path + " holds " + std::to_string(n->count) + " < " + std::to_string(min_at(h)) +
+  if (!is_root && !leftmost && !rightmost && n->count < floor_at(h)) {
+    broken("node at " + path + " holds " + std::to_string(n->count) + " < " + std::to_string(floor_at(h)) +
            " entries and is neither root nor on an outer path");
   }
   if (!is_root && leftmost && h > 0 && n->count < 2) {

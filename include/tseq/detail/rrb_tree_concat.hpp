@@ -25,12 +25,14 @@ template <class T, unsigned Bits, unsigned LBits>
 inline auto rrb_tree<T, Bits, LBits>::merge_seam(ref L, ref R, unsigned h, bool r_rightmost, ref& extra) -> ref {
   if (h == 0) {
     const std::size_t k = L->count + std::size_t{R->count};
-    // Both kept as they are when both satisfy (I3), or when R, on the rightmost path, may
-    // stay small: pushing a short tail onto a tree then copies no element, nor does joining
-    // two halves cut inside one leaf (until 2026-12-06 two leaves that fit in one were
-    // merged even then: BL element copies, for tensors BL reference-count updates on
-    // payloads, 0.2 of the time of a + b at 10^5 tensors; docs/decisions.md).
-    if (L->count >= mL && (r_rightmost || R->count >= mL)) {
+    // Both kept as they are when both satisfy (I3: >= leaf_floor), or when R, on the
+    // rightmost path, may stay small: pushing a short tail onto a tree then copies no
+    // element, nor does joining two halves cut inside one leaf. Until 2026-12-06 two leaves
+    // that fit in one were merged even when both held >= mL (BL element copies, for tensors
+    // BL reference-count updates on payloads, 0.2 of the time of a + b at 10^5 tensors), and
+    // until 2026-12-07 when one held fewer than mL (a + b of 10^3 tensors, a 20 + 12 seam:
+    // 1.57x immer's time, which keeps both; docs/decisions.md).
+    if (L->count >= leaf_floor && (r_rightmost || R->count >= leaf_floor)) {
       extra = std::move(R);
       return L;
     }
@@ -47,11 +49,11 @@ inline auto rrb_tree<T, Bits, LBits>::merge_seam(ref L, ref R, unsigned h, bool 
   ref mid2;
   ref mid = merge_seam(std::move(lc), kr.take(0), h - 1, r_rightmost && r_single, mid2);
   std::size_t next = 1;  // R's children from here on follow
-  if (!mid2 && mid->count < min_at(h - 1) && kr.n >= 2) {
+  if (!mid2 && mid->count < floor_at(h - 1) && kr.n >= 2) {
     // R's first child came from the right tree's leftmost path, which (I3L) lets hold fewer
     // than m, and so may the one merged node: it is laid out again with R's second child
-    // (>= m, or ending the rightmost path), as one node or two each >= m. The level above
-    // does the same if this level's node ends up short in turn.
+    // (>= m, or ending the rightmost path), as one node or two each >= m (mL for leaves).
+    // The level above does the same if this level's node ends up short in turn.
     mid = relayout_pair(std::move(mid), kr.take(1), h - 1, r_rightmost && kr.n == 2, mid2);
     next = 2;
   }
@@ -136,7 +138,7 @@ TSEQ_NOINLINE auto rrb_tree<T, Bits, LBits>::chain_over(ref& l, unsigned top) ->
 // push_back's tail flush without the general join: appends the full leaf l (BL elements)
 // after the last element of the tree rooted at r (height h >= 1), in place, when
 //  - every node on r's rightmost path is ours alone,
-//  - its last leaf holds >= mL (merge_seam would keep both leaves as they are),
+//  - its last leaf holds >= leaf_floor (merge_seam would keep both leaves as they are),
 //  - the lowest node on the path that is not full (count < B) has room in its allocation.
 // Then that node takes a new last child: l, under a chain of single-child nodes
 // down from that height (what join_right's add_child builds), and the nodes above add BL to
@@ -159,7 +161,7 @@ inline bool rrb_tree<T, Bits, LBits>::append_leaf_in_place(node_t* r, unsigned h
   }
   // The nodes below `room` are full; the one at `room` must have room in its allocation
   // (else make_room's move: the general path).
-  if (room == 0 || n->count < mL || path[room]->count == path[room]->cap) return false;
+  if (room == 0 || n->count < leaf_floor || path[room]->count == path[room]->cap) return false;
   insert_slot(path[room], path[room]->count, room == 1 ? std::move(l) : chain_over(l, room), BL);
   mark_dense(path[room], room);
   for (unsigned k = room + 1; k <= h; ++k) {

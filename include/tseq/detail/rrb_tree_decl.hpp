@@ -7,7 +7,8 @@
 //  (I1) all leaves are at height 0, the root at `height`;
 //  (I2) every inner node holds 1..B entries, every leaf 1..BL; an inner root holds at least 2;
 //  (I3) every node that is neither the root nor on an outer path holds >= m = B/2 entries
-//       (a leaf >= mL = BL/2);
+//       (a leaf >= leaf_floor = BL/4; updates other than a concatenation's seam leave
+//       leaves >= mL = BL/2);
 //  (I4) inner sizes[] are the cumulative element counts; `dense` implies all children but the
 //       last are full subtrees; `regular` implies `dense` and, above height 1, a `regular`
 //       last child;
@@ -42,15 +43,23 @@ struct rrb_tree {
 
   static_assert(LBits >= Bits && LBits <= 7, "leaves hold 2^Bits .. 128 elements");
 
-  // Inner nodes hold up to B children, leaves up to BL elements; m and mL are their minimum
-  // fills (I3). BL >= B keeps the height bound m^(h-1) (levels_bound) valid.
+  // Inner nodes hold up to B children, leaves up to BL elements. m is an inner node's minimum
+  // fill (I3); a leaf's is leaf_floor = BL/4. mL = BL/2 is the fill the updates restore: an
+  // erase repairs a leaf below it, and a layout of two or more leaves gives each at least
+  // it. Only a concatenation keeps a seam leaf of leaf_floor .. mL - 1 elements as it is
+  // (merging it would copy every element of both seam leaves; docs/design.md, I3).
   static constexpr std::size_t B = node_t::width;
   static constexpr std::size_t m = B / 2;
   static constexpr std::size_t BL = std::size_t{1} << LBits;
   static constexpr std::size_t mL = BL / 2;
-  // Capacity and minimum fill of a node at height h (leaves at 0).
+  static constexpr std::size_t leaf_floor = BL / 4;
+  // Capacity, fill restored by updates, and minimum fill (I3) of a node at height h (leaves at 0).
   static constexpr std::size_t width_at(unsigned h) noexcept { return h == 0 ? BL : B; }
   static constexpr std::size_t min_at(unsigned h) noexcept { return h == 0 ? mL : m; }
+  static constexpr std::size_t floor_at(unsigned h) noexcept { return h == 0 ? leaf_floor : m; }
+  // The fewest elements in a subtree of height h >= 1 off the outer paths: m^h leaves' worth
+  // of the smaller floor (levels_bound, docs/design.md: height bound).
+  static constexpr std::size_t subtree_floor_unit = leaf_floor < m ? leaf_floor : m;
   // More levels than any tree of max_size() elements has: bounds the per-level arrays of the
   // builder and the in-place flush.
   static constexpr unsigned max_levels = 64 / Bits + 2;
