@@ -103,8 +103,8 @@ class rrb_vector {
   /// Number of elements per leaf (at least branching).
   static constexpr size_type leaf_capacity = size_type{1} << LBits;
   /// Minimum entries of an inner node that is neither the root nor on an outer path. A leaf
-  /// there holds at least leaf_capacity / 4, and at least leaf_capacity / 2 unless a
-  /// concatenation kept it as it was at the seam (docs/design.md, I3).
+  /// there holds at least leaf_capacity / 4, and at least leaf_capacity / 2 unless it came
+  /// from the seam of a concatenation of two vectors (docs/design.md, I3).
   static constexpr size_type min_fill = branching / 2;
 
   /// Empty vector. No allocation.

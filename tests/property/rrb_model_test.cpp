@@ -311,8 +311,10 @@ TEST(RrbBalance, SliceConcatHistoryStaysWithinTheLevelsBound) {
   slice_concat_history<2, 4>(20, 3000);
 }
 
-// Every leaf but the last two (the tree's rightmost and the tail) holds at least BL/2 elements,
-// whatever the history (the fill bound), so n elements take at most n / (BL/2) + 2 leaves.
+// Every leaf but the last two (the tree's rightmost and the tail) holds at least BL/2 elements
+// after any history of erases and inserts, those at the end included (push_back's tail flush
+// lays out a short last leaf again), so n elements take at most n / (BL/2) + 2 leaves. Only a
+// concatenation of two trees keeps shorter leaves (SeamLeavesOfAQuarterSurviveEditsSlicesAndJoins).
 template <unsigned Bits, unsigned LBits = Bits>
 void fill_bound_after_random_edits(std::uint64_t seed, std::size_t n, int steps) {
   using V = tseq::rrb_vector<int, Bits, LBits>;
@@ -351,6 +353,86 @@ TEST(RrbBalance, EveryLeafButTheLastTwoIsHalfFullAfterRandomEdits) {
   fill_bound_after_random_edits<5>(13, 100000, 100000);
   fill_bound_after_random_edits<2, 4>(18, 20000, 30000);
   fill_bound_after_random_edits<5, 6>(19, 100000, 100000);  // int's default
+}
+
+// A concatenation keeps both seam leaves when both hold BL/4 (I3's floor for a leaf), so a
+// vector joined from pieces cut inside leaves has leaves of BL/4 .. BL/2 - 1 off the outer
+// paths (counted here, so that the state is known to be reached). Random persistent edits,
+// takes and drops of it then match the model and keep every invariant, and no history puts
+// more than n / (BL/4) + 3 leaves under n elements (the first, the tree's last and the tail
+// may be shorter).
+template <unsigned Bits, unsigned LBits = Bits>
+void seam_leaves_then_edits(std::uint64_t seed, std::size_t pieces, int steps) {
+  using V = tseq::rrb_vector<int, Bits, LBits>;
+  constexpr std::size_t BL = V::leaf_capacity;
+  constexpr std::size_t floor = BL / 4 > 0 ? BL / 4 : 1;
+  std::mt19937_64 rng(seed);
+  Model m;
+  V v;
+  for (std::size_t p = 0; p < pieces; ++p) {
+    // A piece of 2..6 leaves whose ends fall inside leaves: short seam parts on both sides.
+    const std::size_t len = (2 + rng() % 5) * BL + rng() % BL;
+    Model piece(len);
+    std::iota(piece.begin(), piece.end(), static_cast<int>(m.size()));
+    const V whole(piece.begin(), piece.end());
+    const std::size_t cut = rng() % BL;
+    v = v + whole.drop(cut);
+    m.insert(m.end(), piece.begin() + static_cast<std::ptrdiff_t>(cut), piece.end());
+  }
+  ASSERT_NO_THROW(v.check_invariants()) << "Bits " << Bits << "/" << LBits << " seed " << seed;
+  ASSERT_TRUE(std::equal(v.begin(), v.end(), m.begin())) << "Bits " << Bits << "/" << LBits << " seed " << seed;
+  auto count_leaves = [](const V& x, std::size_t& chunks, std::size_t& short_inner) {
+    chunks = 0;
+    short_inner = 0;
+    std::vector<std::size_t> lens;
+    x.for_each_chunk([&](const int* f, const int* l) { lens.push_back(static_cast<std::size_t>(l - f)); });
+    chunks = lens.size();
+    // Leaves off the outer paths: all but the first, the tree's last and the tail.
+    for (std::size_t i = 1; i + 2 < lens.size(); ++i) {
+      if (lens[i] < BL / 2) ++short_inner;
+    }
+  };
+  std::size_t chunks = 0;
+  std::size_t short_inner = 0;
+  count_leaves(v, chunks, short_inner);
+  if constexpr (BL >= 8) {
+    EXPECT_GT(short_inner, 0u) << "no seam leaf under BL/2 was kept: the test no longer reaches the state it checks";
+  }
+  EXPECT_LE(chunks, m.size() / floor + 3) << "Bits " << Bits << "/" << LBits << " seed " << seed;
+  for (int s = 0; s < steps; ++s) {
+    const std::uint64_t op = rng() % 8;
+    if (op < 3 && m.size() > 1) {
+      const std::size_t i = rng() % m.size();
+      v = v.erase(i);
+      m.erase(m.begin() + static_cast<std::ptrdiff_t>(i));
+    } else if (op < 6) {
+      const std::size_t i = rng() % (m.size() + 1);
+      v = v.insert(i, -s);
+      m.insert(m.begin() + static_cast<std::ptrdiff_t>(i), -s);
+    } else if (m.size() > 2) {
+      // Cut out a middle part and join the rest: a new seam.
+      const std::size_t a = 1 + rng() % (m.size() - 1);
+      const std::size_t b = a + rng() % (m.size() - a);
+      v = v.take(a) + v.drop(b);
+      m.erase(m.begin() + static_cast<std::ptrdiff_t>(a), m.begin() + static_cast<std::ptrdiff_t>(b));
+    }
+    if (s % 64 == 0) {
+      ASSERT_NO_THROW(v.check_invariants()) << "Bits " << Bits << "/" << LBits << " seed " << seed << " step " << s;
+    }
+  }
+  ASSERT_NO_THROW(v.check_invariants()) << "Bits " << Bits << "/" << LBits << " seed " << seed;
+  ASSERT_TRUE(std::equal(v.begin(), v.end(), m.begin())) << "Bits " << Bits << "/" << LBits << " seed " << seed;
+  count_leaves(v, chunks, short_inner);
+  EXPECT_LE(chunks, m.size() / floor + 3) << "Bits " << Bits << "/" << LBits << " seed " << seed;
+  EXPECT_LE(v.levels(), V::levels_bound(m.size())) << "Bits " << Bits << "/" << LBits << " seed " << seed;
+}
+
+TEST(RrbBalance, SeamLeavesOfAQuarterSurviveEditsSlicesAndJoins) {
+  seam_leaves_then_edits<2>(31, 300, 6000);
+  seam_leaves_then_edits<3>(32, 300, 6000);
+  seam_leaves_then_edits<2, 4>(33, 300, 6000);
+  seam_leaves_then_edits<5>(34, 300, 6000);
+  seam_leaves_then_edits<5, 6>(35, 300, 6000);
 }
 
 // In-place random inserts share a full leaf's elements with a sibling that has room before

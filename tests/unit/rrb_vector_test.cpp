@@ -555,8 +555,18 @@ TYPED_TEST(RrbVector, LevelsBoundFollowsTheSmallestSubtreeOffTheOuterPaths) {
   }
   EXPECT_LT(fh, top);
   EXPECT_TRUE(fh > top / m || fh * m >= top) << "f(H + 1) < 2^64 - 1: the bound is one level short";
-  if constexpr (V::branching == 32 && V::leaf_capacity == 32) {
+  if constexpr (V::branching == 32 && V::leaf_capacity == 32) {  // u = 8: f(h) = 8 * 16^(h-2)
+    EXPECT_EQ(V::levels_bound(8), 2u);
+    EXPECT_EQ(V::levels_bound(9), 3u);
+    EXPECT_EQ(V::levels_bound(128), 3u);
+    EXPECT_EQ(V::levels_bound(129), 4u);
     EXPECT_EQ(V::levels_bound(1'000'000), 7u);  // 8 * 16^4 < 10^6 <= 8 * 16^5
+  }
+  if constexpr (V::branching == 4 && V::leaf_capacity == 16) {  // u = min(2, 4) = 2 = m
+    EXPECT_EQ(V::levels_bound(2), 2u);
+    EXPECT_EQ(V::levels_bound(3), 3u);
+    EXPECT_EQ(V::levels_bound(4), 3u);
+    EXPECT_EQ(V::levels_bound(5), 4u);
   }
   if constexpr (V::branching == 32 && V::leaf_capacity == 64) {
     EXPECT_EQ(V::levels_bound(1'000'000), 6u);  // 16^4 < 10^6 <= 16^5

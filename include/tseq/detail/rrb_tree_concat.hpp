@@ -25,14 +25,16 @@ template <class T, unsigned Bits, unsigned LBits>
 inline auto rrb_tree<T, Bits, LBits>::merge_seam(ref L, ref R, unsigned h, bool r_rightmost, ref& extra) -> ref {
   if (h == 0) {
     const std::size_t k = L->count + std::size_t{R->count};
-    // Both kept as they are when both satisfy (I3: >= leaf_floor), or when R, on the
-    // rightmost path, may stay small: pushing a short tail onto a tree then copies no
-    // element, nor does joining two halves cut inside one leaf. Until 2026-12-06 two leaves
+    // Two trees' seam: both kept as they are when both satisfy I3 (>= leaf_floor), so that
+    // joining two halves cut inside one leaf copies no element. Until 2026-12-06 two leaves
     // that fit in one were merged even when both held >= mL (BL element copies, for tensors
     // BL reference-count updates on payloads, 0.2 of the time of a + b at 10^5 tensors), and
     // until 2026-12-07 when one held fewer than mL (a + b of 10^3 tensors, a 20 + 12 seam:
-    // 1.57x immer's time, which keeps both; docs/decisions.md).
-    if (L->count >= leaf_floor && (r_rightmost || R->count >= leaf_floor)) {
+    // 1.57x immer's time, which keeps both; docs/decisions.md). When R ends the rightmost
+    // path (a tail flushed by push_back, or a one-leaf tree) it may stay small, and L is kept
+    // only if it holds mL: the last leaf, which erases may have shrunk, is laid out again
+    // with the new one rather than left short inside the tree.
+    if (r_rightmost ? L->count >= mL : L->count >= leaf_floor && R->count >= leaf_floor) {
       extra = std::move(R);
       return L;
     }
@@ -138,7 +140,7 @@ TSEQ_NOINLINE auto rrb_tree<T, Bits, LBits>::chain_over(ref& l, unsigned top) ->
 // push_back's tail flush without the general join: appends the full leaf l (BL elements)
 // after the last element of the tree rooted at r (height h >= 1), in place, when
 //  - every node on r's rightmost path is ours alone,
-//  - its last leaf holds >= leaf_floor (merge_seam would keep both leaves as they are),
+//  - its last leaf holds >= mL (merge_seam would keep both leaves as they are),
 //  - the lowest node on the path that is not full (count < B) has room in its allocation.
 // Then that node takes a new last child: l, under a chain of single-child nodes
 // down from that height (what join_right's add_child builds), and the nodes above add BL to
@@ -161,7 +163,7 @@ inline bool rrb_tree<T, Bits, LBits>::append_leaf_in_place(node_t* r, unsigned h
   }
   // The nodes below `room` are full; the one at `room` must have room in its allocation
   // (else make_room's move: the general path).
-  if (room == 0 || n->count < leaf_floor || path[room]->count == path[room]->cap) return false;
+  if (room == 0 || n->count < mL || path[room]->count == path[room]->cap) return false;
   insert_slot(path[room], path[room]->count, room == 1 ? std::move(l) : chain_over(l, room), BL);
   mark_dense(path[room], room);
   for (unsigned k = room + 1; k <= h; ++k) {

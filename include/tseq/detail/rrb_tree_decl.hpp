@@ -45,9 +45,10 @@ struct rrb_tree {
 
   // Inner nodes hold up to B children, leaves up to BL elements. m is an inner node's minimum
   // fill (I3); a leaf's is leaf_floor = BL/4. mL = BL/2 is the fill the updates restore: an
-  // erase repairs a leaf below it, and a layout of two or more leaves gives each at least
-  // it. Only a concatenation keeps a seam leaf of leaf_floor .. mL - 1 elements as it is
-  // (merging it would copy every element of both seam leaves; docs/design.md, I3).
+  // erase merges or evens out a leaf below it, a layout of two or more leaves gives each at
+  // least it, and a tail flush lays out a last leaf below it again. Only the seam of two
+  // trees keeps leaves of leaf_floor .. mL - 1 elements as they are (merging them would copy
+  // every element of both; docs/design.md, I3).
   static constexpr std::size_t B = node_t::width;
   static constexpr std::size_t m = B / 2;
   static constexpr std::size_t BL = std::size_t{1} << LBits;
@@ -57,8 +58,9 @@ struct rrb_tree {
   static constexpr std::size_t width_at(unsigned h) noexcept { return h == 0 ? BL : B; }
   static constexpr std::size_t min_at(unsigned h) noexcept { return h == 0 ? mL : m; }
   static constexpr std::size_t floor_at(unsigned h) noexcept { return h == 0 ? leaf_floor : m; }
-  // The fewest elements in a subtree of height h >= 1 off the outer paths: m^h leaves' worth
-  // of the smaller floor (levels_bound, docs/design.md: height bound).
+  // The height bound's unit (levels_bound, docs/design.md): a subtree of height h off the
+  // outer paths holds at least m^h * leaf_floor >= m^h * u elements. u = min(m, leaf_floor)
+  // keeps the bound m^(h-1) of leaves of BL >= 2B (where leaf_floor >= m) as it was.
   static constexpr std::size_t subtree_floor_unit = leaf_floor < m ? leaf_floor : m;
   // More levels than any tree of max_size() elements has: bounds the per-level arrays of the
   // builder and the in-place flush.
