@@ -13,6 +13,8 @@
 // Measured worst cases (B = 32, 500 cuts; 200 for a + b) at 10^6 ints (leaves of 64; 4 levels),
 // fresh / after 20,000 random edits, 2026-12-06: take 73 / 81 updates (bound 104) and 5 / 5
 // allocations; drop 80 / 82 (bound 104) and 6 / 6; a + b 126 / 154 (bound 200) and 7 / 7.
+// Again at d82365e (the seam's leaf floor, 2026-12-06): take 73 / 78, drop 80 / 83, a + b
+// 125 / 152 (1.33x, 1.25x and 1.32x under the bounds), allocations unchanged.
 // Before the const& take and drop stopped holding the cut path (2026-12-06; the test below)
 // they measured take 83 / 91 and drop 88 / 90 (means over the cuts 48.0 and 49.8 updates,
 // against 38.1 and 41.8 now), which the test below fails on. The drop that
