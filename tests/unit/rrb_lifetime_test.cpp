@@ -159,7 +159,8 @@ TEST_F(Lifetime, UpdatesCopyOnlyTheTouchedLeaves) {
   // (25 + 15 elements) both hold BL/4 or more and are kept as they are (until 2026-12-07 they
   // were laid out again as two of 20, moved from the slices held alone: no copy either).
   EXPECT_EQ(copies([&] { return v.take(12345) + v.drop(54321); }), take_small + drop_cut);
-  // erase of a range: the two cut leaves' kept parts; the seam merges them by moving.
+  // erase of a range (a take, a drop and their concatenation): the two cut leaves' kept
+  // parts; at the seam they (8 and 16 of 32, both >= BL/4) are kept as they are.
   EXPECT_EQ(copies([&] { return v.erase(1000, 90000); }), range_left + range_right);
   // push_back onto a full tail: the tail joins the tree as it is; the new tail holds the value.
   EXPECT_EQ(copies([&] { return v.push_back(Counted(1)); }), 0);
