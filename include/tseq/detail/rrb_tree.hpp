@@ -9,18 +9,8 @@
 //   rrb_tree_concat.hpp      concatenation
 //   rrb_tree_traverse.hpp    traversal
 //   rrb_tree_check.hpp       checking the invariants
-// Invariants (docs/design.md):
-//  (I1) all leaves are at height 0, the root at `height`;
-//  (I2) every inner node holds 1..B entries, every leaf 1..BL; an inner root holds at least 2;
-//  (I3) every node that is neither the root nor on an outer path holds >= m = B/2 entries
-//       (a leaf >= mL = BL/2);
-//  (I4) inner sizes[] are the cumulative element counts; `dense` implies all children but the
-//       last are full subtrees; `regular` implies `dense` and, above height 1, a `regular`
-//       last child.
-// Every function consumes the references it is given ("ref" arguments) and returns new ones.
-// A node reached only through references we hold alone (refcount 1) is edited in place; any
-// other node on an affected path is copied first. Persistent callers therefore pass an extra
-// reference to their root and never see a change.
+// The invariants (I1 to I6) and the reference rule every function follows are stated at the
+// top of rrb_tree_decl.hpp (in full, with the reasons: docs/design.md, section 2).
 
 #include "tseq/detail/rrb_tree_build.hpp"
 #include "tseq/detail/rrb_tree_check.hpp"
