@@ -17,7 +17,8 @@
 //                      position, insert at another; each version dropped once the next exists);
 //                      the positions cycle through 65,536 (with 4,096 the branch predictor
 //                      learnt each look-up's branches: docs/decisions.md, "Look-ups")
-//   iterate_fresh      the whole vector by for_each_chunk, per vector; fresh and edited
+//   iterate_fresh      the whole vector by for_each_chunk, per vector, each run summed into a
+//                      local (docs/decisions.md, "Traversal"); fresh and edited
 //   iterate_edited
 //   push_back          n elements appended one by one to an empty vector moved in each time
 //   builder            n elements through tseq's builder / immer's transient, then persistent()
@@ -153,11 +154,15 @@ template <class V, class E>
 void for_each_chunk(const V& v, std::uintptr_t& acc) {
   if constexpr (requires { v.for_each_chunk([](const E*, const E*) {}); }) {
     v.for_each_chunk([&](const E* a, const E* b) {
-      for (; a != b; ++a) acc += bits_of(*a);
+      std::uintptr_t s = 0;
+      for (; a != b; ++a) s += bits_of(*a);
+      acc += s;
     });
   } else {
     immer::for_each_chunk(v, [&](const E* a, const E* b) {
-      for (; a != b; ++a) acc += bits_of(*a);
+      std::uintptr_t s = 0;
+      for (; a != b; ++a) s += bits_of(*a);
+      acc += s;
     });
   }
 }

@@ -167,7 +167,7 @@ class rrb_vector {
   template <class F>
   void for_each_chunk(F&& f) const {
     const auto v = ops::view_of(h_.get());
-    if (v.root) tree::for_each_leaf(v.root, v.height, f);
+    if (v.root) tree::for_each_leaf(v.root, v.height, f, nullptr, true, v.size > tree::cached_walk_bytes / sizeof(T));
     if (v.tail) {
       const auto* t = tree::as_leaf(v.tail);
       f(t->data(), t->data() + t->count);

@@ -389,6 +389,49 @@ TYPED_TEST(RrbVector, ForEachChunkVisitsEachLeafInPlaceInOrder) {
   EXPECT_EQ(chunks, v.storage().leaves);
 }
 
+// The walk of a dense leaf parent hands f runs of BL of fixed length but for its last leaf
+// (for_each_leaf's visit_full), and a tree of one leaf parent is walked without reading
+// ahead: built trees of every height from one leaf parent of 1..B leaves up (every leaf
+// full, then the tail), the same with an element of the tree's last leaf erased (a dense
+// leaf parent whose last leaf is short), and a join of two, each seen whole, in order, in
+// each leaf's storage.
+TYPED_TEST(RrbVector, ForEachChunkWalksBuiltTreesLeafByLeaf) {
+  using V = typename TestFixture::V;
+  constexpr std::size_t B = V::branching;
+  constexpr std::size_t BL = V::leaf_capacity;
+  std::vector<std::size_t> ns;
+  for (std::size_t leaves = 1; leaves <= B + 2; ++leaves) ns.push_back(leaves * BL + BL / 2);
+  ns.push_back(with_levels<V>(3, 1));
+  ns.push_back(with_levels<V>(4, BL - 1));
+  for (const std::size_t n : ns) {
+    for (int shape = 0; shape < 3; ++shape) {
+      // The tail holds fewer than BL (n % BL != 0 above), so element n - BL is in the tree's
+      // last leaf.
+      std::vector<int> want = iota(n);
+      V v = make<V>(n);
+      if (shape == 1) {
+        v = v.erase(n - BL);
+        want.erase(want.end() - as_diff(BL));
+      } else if (shape == 2) {
+        v = make<V>(n / 3) + make<V>(n - n / 3, as_int(n / 3));
+      }
+      std::vector<int> seen;
+      std::vector<std::size_t> lens;
+      v.for_each_chunk([&](const int* f, const int* l) {
+        EXPECT_EQ(f, &v[seen.size()]) << "n " << n << ": chunk " << lens.size() << " is not the leaf's storage";
+        lens.push_back(static_cast<std::size_t>(l - f));
+        seen.insert(seen.end(), f, l);
+      });
+      ASSERT_EQ(seen, want) << "n " << n << ", shape " << shape;
+      EXPECT_EQ(lens.size(), v.storage().leaves) << "n " << n;
+      if (shape == 0) {
+        // Built: the leaves of the tree all full, then the tail.
+        for (std::size_t k = 0; k + 1 < lens.size(); ++k) EXPECT_EQ(lens[k], BL) << "n " << n << ", leaf " << k;
+      }
+    }
+  }
+}
+
 TYPED_TEST(RrbVector, BuilderSnapshotsAreUnaffectedByLaterPushes) {
   using V = typename TestFixture::V;
   constexpr std::size_t n = sizes<V>::n4;

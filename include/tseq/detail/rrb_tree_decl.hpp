@@ -324,8 +324,16 @@ struct rrb_tree {
   static void prefetch(const node_t* n, std::size_t bytes) noexcept;
   static void prefetch(const leaf_t* l) noexcept;
   static void prefetch(const inner_t* in) noexcept;
+  // Elements of at most this many bytes in all: a walk reads them from the cache, where
+  // for_each_leaf's prefetches only cost (for_each_leaf's `ahead_reads`).
+  static constexpr std::size_t cached_walk_bytes = std::size_t{32} * 1024;
   template <class F>
-  static void for_each_leaf(const node_t* n, unsigned h, F& f, const node_t* next = nullptr, bool first = true);
+  static void for_each_leaf(const node_t* n, unsigned h, F& f, const node_t* next = nullptr, bool first = true,
+                            bool ahead_reads = true);
+  template <bool Dense, class F>
+  static void leaves_of(const inner_t* in, const inner_t* nx, F& f, bool first, bool ahead_reads);
+  template <class F>
+  static void visit_full(const leaf_t* l, F& f);
   static std::size_t node_bytes(const node_t* n) noexcept;
   static void count_nodes(const node_t* n, unsigned h, std::size_t& leaves, std::size_t& inners,
                           std::size_t& bytes) noexcept;

@@ -38,9 +38,14 @@ inline void rrb_tree<T, Bits, LBits>::prefetch(const inner_t* in) noexcept {
 // at the same height (null at the end): the prefetch window of `ahead` leaves runs on into
 // its children, so that it does not restart (and the walk stall) at each node of height 1.
 // `first`: no node before n in this walk (then nothing has asked for n's first leaves).
+// `ahead_reads`: prefetch at all. rrb_vector::for_each_chunk clears it when the elements take
+// at most cached_walk_bytes: such a walk reads from the cache, where the prefetches, five per
+// leaf of tensor handles, were a fifth of the time of a walk of 10^3 handles
+// (docs/decisions.md, "Traversal").
 template <class T, unsigned Bits, unsigned LBits>
 template <class F>
-inline void rrb_tree<T, Bits, LBits>::for_each_leaf(const node_t* n, unsigned h, F& f, const node_t* next, bool first) {
+inline void rrb_tree<T, Bits, LBits>::for_each_leaf(const node_t* n, unsigned h, F& f, const node_t* next, bool first,
+                                                    bool ahead_reads) {
   if (h == 0) {
     const leaf_t* l = as_leaf(n);
     f(l->data(), l->data() + l->count);
@@ -48,24 +53,11 @@ inline void rrb_tree<T, Bits, LBits>::for_each_leaf(const node_t* n, unsigned h,
   }
   const inner_t* in = as_inner(n);
   if (h == 1) {
-    // Leaves prefetched ahead of the one visited (fewer than B: less when B is tiny).
-    constexpr std::uint32_t ahead = B > 8 ? 4 : B / 2;
-    const std::uint32_t c = in->count;
-    if (first) {
-      for (std::uint32_t i = 0; i < c && i < ahead; ++i) prefetch(as_leaf(in->child()[i]));
-    }
-    // Leaf i + ahead: here while there is one, then in the next node.
-    const std::uint32_t split = c > ahead ? c - ahead : 0;
-    for (std::uint32_t i = 0; i < split; ++i) {
-      prefetch(as_leaf(in->child()[i + ahead]));
-      const leaf_t* l = as_leaf(in->child()[i]);
-      f(l->data(), l->data() + l->count);
-    }
     const inner_t* nx = next != nullptr ? as_inner(next) : nullptr;
-    for (std::uint32_t i = split; i < c; ++i) {
-      if (nx != nullptr && i + ahead - c < nx->count) prefetch(as_leaf(nx->child()[i + ahead - c]));
-      const leaf_t* l = as_leaf(in->child()[i]);
-      f(l->data(), l->data() + l->count);
+    if (in->dense) {
+      leaves_of<true>(in, nx, f, first, ahead_reads);
+    } else {
+      leaves_of<false>(in, nx, f, first, ahead_reads);
     }
     return;
   }
@@ -78,8 +70,53 @@ inline void rrb_tree<T, Bits, LBits>::for_each_leaf(const node_t* n, unsigned h,
       after = as_inner(next)->child()[0];
     }
     if (after != nullptr) prefetch(as_inner(after));
-    for_each_leaf(in->child()[i], h - 1, f, after, first && i == 0);
+    for_each_leaf(in->child()[i], h - 1, f, after, first && i == 0, ahead_reads);
   }
+}
+
+// for_each_leaf at height 1: f on each leaf of `in`, whose next node at its height is nx (or
+// null). Dense: in is dense, so its leaves but the last hold BL each (I4).
+template <class T, unsigned Bits, unsigned LBits>
+template <bool Dense, class F>
+inline void rrb_tree<T, Bits, LBits>::leaves_of(const inner_t* in, const inner_t* nx, F& f, bool first,
+                                                bool ahead_reads) {
+  // Leaves prefetched ahead of the one visited (fewer than B: less when B is tiny).
+  constexpr std::uint32_t ahead = B > 8 ? 4 : B / 2;
+  const std::uint32_t c = in->count;
+  if (first && ahead_reads) {
+    for (std::uint32_t i = 0; i < c && i < ahead; ++i) prefetch(as_leaf(in->child()[i]));
+  }
+  // Leaf i + ahead: here while there is one (i < split < c - 1), then in the next node.
+  const std::uint32_t split = ahead_reads && c > ahead ? c - ahead : 0;
+  for (std::uint32_t i = 0; i < split; ++i) {
+    prefetch(as_leaf(in->child()[i + ahead]));
+    const leaf_t* l = as_leaf(in->child()[i]);
+    if constexpr (Dense) {
+      visit_full(l, f);
+    } else {
+      f(l->data(), l->data() + l->count);
+    }
+  }
+  for (std::uint32_t i = split; i < c; ++i) {
+    if (nx != nullptr && i + ahead - c < nx->count) prefetch(as_leaf(nx->child()[i + ahead - c]));
+    const leaf_t* l = as_leaf(in->child()[i]);
+    if (Dense && i + 1 < c) {
+      visit_full(l, f);
+    } else {
+      f(l->data(), l->data() + l->count);
+    }
+  }
+}
+
+// f on a leaf holding BL elements. The run's length is a constant here, in a function of its
+// own: inlined from here, gcc unrolls a loop over a fixed-length leaf in f (a sum over a leaf
+// of 32 tensor handles: 16 vector steps unrolled), and it did not when the same constant
+// appeared in for_each_leaf's loop.
+template <class T, unsigned Bits, unsigned LBits>
+template <class F>
+inline void rrb_tree<T, Bits, LBits>::visit_full(const leaf_t* l, F& f) {
+  const T* d = l->data();
+  f(d, d + BL);
 }
 
 // Bytes of node n's allocation (a leaf or an inner node).
