@@ -390,11 +390,12 @@ TYPED_TEST(RrbVector, ForEachChunkVisitsEachLeafInPlaceInOrder) {
 }
 
 // The walk of a dense leaf parent hands f runs of BL of fixed length but for its last leaf
-// (for_each_leaf's visit_full), and a tree of one leaf parent is walked without reading
-// ahead: built trees of every height from one leaf parent of 1..B leaves up (every leaf
-// full, then the tail), the same with an element of the tree's last leaf erased (a dense
-// leaf parent whose last leaf is short), and a join of two, each seen whole, in order, in
-// each leaf's storage.
+// (for_each_leaf's visit_full): built trees of 1 to B + 2 leaves (a lone leaf, one leaf
+// parent, two under a root), of three and four levels, and of more than 8,192 `int`s (over
+// 32 KB: walked with the prefetch window inside each node, smaller ones without), every leaf
+// full, then the tail; the same with an element of the tree's last leaf erased (a dense leaf
+// parent whose last leaf is short); and a join of two. Each is seen whole, in order, in each
+// leaf's storage.
 TYPED_TEST(RrbVector, ForEachChunkWalksBuiltTreesLeafByLeaf) {
   using V = typename TestFixture::V;
   constexpr std::size_t B = V::branching;
@@ -403,6 +404,7 @@ TYPED_TEST(RrbVector, ForEachChunkWalksBuiltTreesLeafByLeaf) {
   for (std::size_t leaves = 1; leaves <= B + 2; ++leaves) ns.push_back(leaves * BL + BL / 2);
   ns.push_back(with_levels<V>(3, 1));
   ns.push_back(with_levels<V>(4, BL - 1));
+  ns.push_back((20000 / BL) * BL + BL / 2);  // 32 KB of ints: cached_walk_bytes
   for (const std::size_t n : ns) {
     for (int shape = 0; shape < 3; ++shape) {
       // The tail holds fewer than BL (n % BL != 0 above), so element n - BL is in the tree's

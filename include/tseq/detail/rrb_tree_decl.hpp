@@ -324,8 +324,8 @@ struct rrb_tree {
   static void prefetch(const node_t* n, std::size_t bytes) noexcept;
   static void prefetch(const leaf_t* l) noexcept;
   static void prefetch(const inner_t* in) noexcept;
-  // Elements of at most this many bytes in all: a walk reads them from the cache, where
-  // for_each_leaf's prefetches only cost (for_each_leaf's `ahead_reads`).
+  // Elements of at most this many bytes in all: a walk reads them from the cache, where the
+  // prefetch window inside a node only costs (for_each_leaf's `ahead_reads`).
   static constexpr std::size_t cached_walk_bytes = std::size_t{32} * 1024;
   template <class F>
   static void for_each_leaf(const node_t* n, unsigned h, F& f, const node_t* next = nullptr, bool first = true,

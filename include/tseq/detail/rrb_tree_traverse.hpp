@@ -88,7 +88,8 @@ inline void rrb_tree<T, Bits, LBits>::leaves_of(const inner_t* in, const inner_t
     for (std::uint32_t i = 0; i < c && i < ahead; ++i) prefetch(as_leaf(in->child()[i]));
   }
   // Leaf i + ahead: here while there is one (i < split <= c - 1: leaf i is not the last),
-  // then in the next node.
+  // then in the next node. Without ahead_reads split is 0, and the second loop asks only for
+  // the next node's first leaves, while it visits this node's last `ahead`.
   const std::uint32_t split = ahead_reads && c > ahead ? c - ahead : 0;
   for (std::uint32_t i = 0; i < split; ++i) {
     prefetch(as_leaf(in->child()[i + ahead]));
@@ -100,7 +101,7 @@ inline void rrb_tree<T, Bits, LBits>::leaves_of(const inner_t* in, const inner_t
     }
   }
   for (std::uint32_t i = split; i < c; ++i) {
-    if (nx != nullptr && i + ahead - c < nx->count) prefetch(as_leaf(nx->child()[i + ahead - c]));
+    if (nx != nullptr && i + ahead >= c && i + ahead - c < nx->count) prefetch(as_leaf(nx->child()[i + ahead - c]));
     const leaf_t* l = as_leaf(in->child()[i]);
     if (Dense && i + 1 < c) {
       visit_full(l, f);
