@@ -152,18 +152,15 @@ const Fixture<V, E>& fixture(std::size_t n) {
 
 template <class V, class E>
 void for_each_chunk(const V& v, std::uintptr_t& acc) {
-  if constexpr (requires { v.for_each_chunk([](const E*, const E*) {}); }) {
-    v.for_each_chunk([&](const E* a, const E* b) {
-      std::uintptr_t s = 0;
-      for (; a != b; ++a) s += bits_of(*a);
-      acc += s;
-    });
+  const auto sum = [&](const E* a, const E* b) {
+    std::uintptr_t s = 0;
+    for (; a != b; ++a) s += bits_of(*a);
+    acc += s;
+  };
+  if constexpr (requires { v.for_each_chunk(sum); }) {
+    v.for_each_chunk(sum);
   } else {
-    immer::for_each_chunk(v, [&](const E* a, const E* b) {
-      std::uintptr_t s = 0;
-      for (; a != b; ++a) s += bits_of(*a);
-      acc += s;
-    });
+    immer::for_each_chunk(v, sum);
   }
 }
 
