@@ -221,7 +221,13 @@ class rrb_vector {
   }
 
   /// Inserts v before element i (i == size() appends). Throws tseq::IndexError if
-  /// i > size(). O(B log n); copies at most two leaves and the inner nodes above them.
+  /// i > size(). O(B log n); copies the leaf holding i (or, when it is full, it and up to six
+  /// neighbours it spreads into, or its two halves) and the inner nodes above. Exception: on
+  /// a vector whose tree is one leaf parent (at most B * BL + BL elements) of elements that
+  /// are trivially copyable and no larger than a pointer, an update that copies the root
+  /// (the const& form, or && on a vector sharing it) lays the leaves from i's to the end out
+  /// again, full (up to B memcpy'd leaves and B + 3 allocations), so that a look-up stays a
+  /// radix descent (docs/design.md, "Packed roots").
   [[nodiscard]] rrb_vector insert(size_type i, T v) const& {
     detail::check_position("insert", i, size());
     return insert_unchecked(i, v);
@@ -233,7 +239,8 @@ class rrb_vector {
   }
 
   /// Removes element i. Throws tseq::IndexError if i >= size(). O(B log n); copies the leaf
-  /// holding i (and, when it becomes under-full, one sibling) and the inner nodes above it.
+  /// holding i (and, when it becomes under-full, one sibling) and the inner nodes above it;
+  /// a packed root as for insert.
   [[nodiscard]] rrb_vector erase(size_type i) const& {
     detail::check_index("erase", i, size());
     return erase_unchecked(i);

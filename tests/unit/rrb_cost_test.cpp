@@ -202,4 +202,30 @@ TEST(RrbCost, ConcatenationKeepsBothSeamLeavesWhenBothHoldAQuarter) {
   }
 }
 
+// A persistent erase or insert in a tree of one leaf parent of ints (tree::repack_root) shares
+// the leaves before the edited one (a reference each) and lays out the rest again as full
+// leaves and a new tail: at most (leaves from the edited one) + 3 allocations (root, tail,
+// the vector's header), so B + 3 at most, and c + 8 reference updates for an edit in leaf c.
+// Checked at every 7th position of a root of 3B/4 full leaves. The general path (a copy of the
+// root referencing every leaf, one leaf copied) makes 28 updates for an edit in the first
+// leaf and fails; a repack of every leaf would fail the allocation bound past the first.
+TEST(RrbCost, RepackingARootSharesTheLeavesBeforeTheEditedOne) {
+  constexpr long BL = static_cast<long>(V::leaf_capacity);
+  const V v = make(static_cast<std::size_t>(3 * B / 4 * BL + BL / 2));
+  ASSERT_EQ(v.levels(), 2u);
+  const long leaves = 3 * B / 4;
+  long worst_allocs = 0;
+  for (std::size_t p = 0; p + 1 < v.size() - static_cast<std::size_t>(BL / 2); p += 7) {
+    const long c = static_cast<long>(p) / BL;
+    for (const bool erase : {true, false}) {
+      const cost k = measure([&] { return erase ? v.erase(p) : v.insert(p, -1); });
+      EXPECT_LE(k.allocs, leaves - c + 3) << (erase ? "erase" : "insert") << " at " << p;
+      EXPECT_LE(k.refs, c + 8) << (erase ? "erase" : "insert") << " at " << p;
+      worst_allocs = std::max(worst_allocs, k.allocs);
+    }
+  }
+  std::printf("repacked root of %ld leaves: worst %ld allocations\n", leaves, worst_allocs);
+  EXPECT_LE(worst_allocs, B + 3);
+}
+
 }  // namespace

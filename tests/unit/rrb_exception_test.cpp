@@ -514,4 +514,50 @@ TEST_F(RrbExceptionCases, BuilderSizeMatchesItsContentsAfterAFailedPushBack) {
   EXPECT_EQ(Counted::live.load(), 0);
 }
 
+// A persistent erase or insert in a tree of one leaf parent of `int`s lays the leaves out
+// again from the edited one (tree::repack_root: a new root, leaves and tail, five allocations
+// here). Whichever allocation fails, the operand is unchanged; the sanitizer build checks that
+// nothing leaks. (The sweeps above use element types that count their copies, which are not
+// trivially copyable and so never take this path.)
+TEST_F(RrbExceptionCases, RepackingARootOfIntsGivesTheStrongGuaranteeWhenAnAllocationFails) {
+  using V = tseq::rrb_vector<int, 2>;  // leaves of 8
+  std::vector<int> m(20);
+  std::iota(m.begin(), m.end(), 0);
+  const V v(m.begin(), m.end());
+  ASSERT_EQ(v.levels(), 2u);
+  for (const bool erase : {true, false}) {
+    std::vector<int> want = m;
+    if (erase) {
+      want.erase(want.begin() + 1);
+    } else {
+      want.insert(want.begin() + 1, -1);
+    }
+    for (long k = 1;; ++k) {
+      SCOPED_TRACE(std::string(erase ? "erase" : "insert") + ", allocation " + std::to_string(k) + " fails");
+      std::optional<V> r;
+      bool fired = false;
+      {
+        tseq_test::fail_allocation_at fail(k);
+        try {
+          r.emplace(erase ? v.erase(1) : v.insert(1, -1));
+        } catch (const std::bad_alloc&) {
+        }
+        fired = fail.fired();
+      }
+      ASSERT_EQ(std::vector<int>(v.begin(), v.end()), m) << "the operand changed";
+      v.check_invariants();
+      if (fired) {
+        ASSERT_FALSE(r.has_value());
+        continue;
+      }
+      ASSERT_TRUE(r.has_value());
+      r->check_invariants();
+      EXPECT_EQ(std::vector<int>(r->begin(), r->end()), want);
+      EXPECT_TRUE(tseq::detail::rrb_unchecked::root_regular(*r));
+      EXPECT_GE(k, 5) << "fewer allocations than the repacked layout needs";
+      break;
+    }
+  }
+}
+
 }  // namespace

@@ -563,6 +563,56 @@ TYPED_TEST(RrbVector, BuiltTreesAreRegularAndAnEditInsideIsNot) {
   }
 }
 
+// A tree of one leaf parent (levels() == 2) of small trivially copyable elements stays
+// regular through persistent erases and inserts anywhere: each lays the leaves out full again
+// from the edited one (tree::repack_root), so a look-up goes down by radix as in a tree just
+// built. Also from a root that is not dense (after a drop, whose first leaf is short): the
+// first edit repacks from leaf 0. The operands are unchanged, and an in-place (&&) edit of a
+// root held alone keeps the general path (it does not repack). Random script, seed printed.
+TYPED_TEST(RrbVector, PersistentEditsKeepATreeOfOneLeafParentRegular) {
+  using V = typename TestFixture::V;
+  using U = tseq::detail::rrb_unchecked;
+  constexpr std::size_t B = V::branching;
+  constexpr std::size_t BL = V::leaf_capacity;
+  const std::size_t n = B * BL * 3 / 4;  // the tree never fills its root
+  const unsigned seed = 20261207;
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 rng(seed);
+  V v = make<V>(n);
+  std::vector<int> m = to_std(v);
+  ASSERT_EQ(v.levels(), 2u);
+  for (int k = 0; k < 600; ++k) {
+    SCOPED_TRACE("step " + std::to_string(k));
+    std::size_t p = rng() % m.size();
+    if (k % 100 == 50) {  // a short first leaf, then a point edit in the tree (not the tail)
+      p %= m.size() / 2;
+      v = v.drop(1).push_back(-1);
+      m.erase(m.begin());
+      m.push_back(-1);
+      ASSERT_FALSE(U::root_regular(v));
+    }
+    const V before = v;
+    const std::vector<int> mb = m;
+    if (k % 2 == 0) {
+      v = v.erase(p);
+      m.erase(m.begin() + as_diff(p));
+    } else {
+      v = v.insert(p, -k);
+      m.insert(m.begin() + as_diff(p), -k);
+    }
+    v.check_invariants();
+    ASSERT_EQ(to_std(before), mb) << "the operand changed";
+    ASSERT_EQ(v.levels(), 2u);
+    ASSERT_TRUE(U::root_regular(v)) << "edit at " << p;
+    ASSERT_EQ(to_std(v), m);
+  }
+  // In place: the general path, which leaves the edited leaf short.
+  V w = make<V>(n);
+  w = std::move(w).erase(BL / 2);
+  EXPECT_FALSE(U::root_regular(w));
+  w.check_invariants();
+}
+
 // check_invariants names a root marked regular that is not.
 TYPED_TEST(RrbVector, InvariantCheckNamesAWrongRegularFlag) {
   using V = typename TestFixture::V;

@@ -83,6 +83,7 @@ struct rrb_state_ops {
   static state set(state s, std::size_t i, T& v);
   static state insert(state s, std::size_t i, T& v);
   static state erase(state s, std::size_t i);
+  static bool repacked(state& s, std::size_t i, T* v);
   static state take(state s, std::size_t n);
   static state drop(state s, std::size_t n);
   // take and drop of a vector only read (a const& update): 0 < n < its size.

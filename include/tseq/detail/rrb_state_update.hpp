@@ -121,7 +121,7 @@ inline auto rrb_state_ops<T, Bits, LBits>::insert(state s, std::size_t i, T& v) 
       flush_tail(s);
       s.tail = std::move(extra);
     }
-  } else {
+  } else if (!repacked(s, i, &v)) {
     s.root = tree::insert(std::move(s.root), s.height, i, v, true, extra);
     if (extra) s.root = tree::root_of_two(std::move(s.root), std::move(extra), s.height);
   }
@@ -129,12 +129,30 @@ inline auto rrb_state_ops<T, Bits, LBits>::insert(state s, std::size_t i, T& v) 
   return s;
 }
 
+// A persistent erase (v null) or insert of element i < tree_size() when the tree is one leaf
+// parent of packs_root elements (tree::repack_root); false, having done nothing, for the
+// general path. The size is the caller's to update.
+template <class T, unsigned Bits, unsigned LBits>
+inline bool rrb_state_ops<T, Bits, LBits>::repacked(state& s, std::size_t i, T* v) {
+  if constexpr (tree::packs_root) {
+    if (s.height != 1 || tree::editable(s.root.get())) return false;
+    ref root;
+    ref tail;
+    if (!tree::repack_root(tree::as_inner(s.root.get()), s.tail.get(), i, v, root, tail)) return false;
+    s.tail = std::move(tail);
+    set_root(s, std::move(root));
+    return true;
+  } else {
+    return false;
+  }
+}
+
 template <class T, unsigned Bits, unsigned LBits>
 inline auto rrb_state_ops<T, Bits, LBits>::erase(state s, std::size_t i) -> state {
   const std::size_t ts = s.tree_size();
   if (i >= ts) {
     s.tail = tree::erase(std::move(s.tail), 0, i - ts, true);
-  } else {
+  } else if (!repacked(s, i, nullptr)) {
     set_root(s, tree::erase(std::move(s.root), s.height, i, true));
   }
   --s.size;

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <type_traits>
 
 #include "tseq/detail/assert.hpp"
 #include "tseq/detail/config.hpp"
@@ -300,6 +301,10 @@ struct rrb_tree {
   static constexpr std::uint32_t spread_window = 6;  // how far (in leaves) spread_insert looks (docs/decisions.md)
   static bool spread_insert(inner_t* in, std::uint32_t c, std::size_t i, T& v);
   static bool share_with_sibling(inner_t* in, std::uint32_t c) noexcept;
+  // A persistent erase or insert in a tree of height 1 of small trivially copyable elements
+  // lays the leaves out full again from the edited one (docs/design.md, "Packed roots").
+  static constexpr bool packs_root = std::is_trivially_copyable_v<T> && sizeof(T) <= sizeof(void*);
+  static bool repack_root(const inner_t* in, node_t* old_tail, std::size_t i, T* v, ref& root, ref& tail);
 
   // ---- slicing (take, drop): rrb_tree_slice.hpp ---------------------------------------------
 

@@ -7,10 +7,13 @@
 // into a full leaf first tries to move elements to a sibling with room (share_with_sibling,
 // spread_insert) before it splits the leaf, and a split child is absorbed by a neighbour
 // (absorb_split) or added to its parent (add_child), which may split in turn (`extra`).
+// repack_root: the persistent erase and insert of a tree of one leaf parent of small
+// trivially copyable elements, which lays its leaves out full again instead.
 // Included through tseq/detail/rrb_tree.hpp.
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <new>
 #include <type_traits>
 #include <utility>
@@ -262,6 +265,89 @@ inline bool rrb_tree<T, Bits, LBits>::share_with_sibling(inner_t* in, std::uint3
     mark_dense(in, 1);
     return true;
   }
+}
+
+// A tree of height 1 (root `in`) and its tail, which we only read, with element i erased (v
+// null) or v inserted before it, laid out again from the edited leaf (or from the first leaf
+// not full, if that comes first) as push_back lays out a vector: the leaves before it shared,
+// then full leaves, and the last 1..BL elements in a new tail. So the root stays dense (a
+// look-up goes down by radix, `regular`) through persistent edits and the push_backs after
+// them, where leaving the edited leaf short made the hint's guess miss for a quarter of the
+// look-ups after random edits (docs/decisions.md, "Tree shape and balancing"). Only for
+// packs_root elements: each new leaf is one memcpy; at most B * BL + BL elements (8 KB of
+// `int`s at Bits = 5) and B + 2 nodes. Returns false, having done nothing, when the result
+// needs more than B leaves (an insert into a full root: the general insert splits it).
+// Otherwise `root` is the new tree (null when the tail holds everything; a root with one
+// child is collapsed by the caller) and `tail` the new tail.
+template <class T, unsigned Bits, unsigned LBits>
+inline bool rrb_tree<T, Bits, LBits>::repack_root(const inner_t* in, node_t* old_tail, std::size_t i, T* v, ref& root,
+                                                  ref& tail) {
+  static_assert(packs_root, "repack_root copies leaves by memcpy");
+  const std::uint32_t n = in->count;
+  std::size_t o = i;
+  const std::uint32_t c = child_index(in, 1, o);
+  // Leaves before a are full (in a dense node, all but the last).
+  std::uint32_t a = 0;
+  if (in->dense) {
+    a = c;
+  } else {
+    while (a < c && in->sizes()[a] == (a + std::size_t{1}) * BL) ++a;
+  }
+  const std::size_t before = a == 0 ? 0 : in->sizes()[a - 1];
+  // >= 1: the tail holds at least one element
+  const std::size_t total =
+      in->sizes()[n - 1] - before + old_tail->count + (v != nullptr ? 1 : 0) - (v != nullptr ? 0 : 1);
+  const std::size_t full = (total - 1) / BL;  // full leaves; the tail takes the last 1..BL
+  if (a + full > B) return false;
+  seg segs[B + 3];
+  std::size_t nsegs = 0;
+  for (std::uint32_t j = a; j < n; ++j) {
+    node_t* l = in->child()[j];
+    if (j != c) {
+      segs[nsegs++] = seg_of(l, 0, l->count, false);
+    } else {
+      segs[nsegs++] = seg_of(l, 0, o, false);
+      if (v != nullptr) segs[nsegs++] = {v, v + 1, false};
+      segs[nsegs++] = seg_of(l, v != nullptr ? o : o + 1, l->count, false);
+    }
+  }
+  segs[nsegs++] = seg_of(old_tail, 0, old_tail->count, false);
+  // One pass over the runs, a leaf after another (fill() from an offset would skip through
+  // the runs before it again for every leaf: quadratic in B).
+  std::size_t s = 0;
+  const T* p = segs[0].first;
+  const auto copy_next = [&](leaf_t* l, std::size_t len) {
+    T* d = l->data();
+    for (std::size_t k = 0; k < len;) {
+      while (p == segs[s].last) p = segs[++s].first;
+      const std::size_t run = min_of(len - k, static_cast<std::size_t>(segs[s].last - p));
+      std::memcpy(static_cast<void*>(d + k), p, run * sizeof(T));
+      k += run;
+      p += run;
+    }
+    l->count = static_cast<std::uint32_t>(len);
+  };
+  ref out;
+  if (a + full > 0) {
+    out = new_inner(a + full);
+    inner_t* r = as_inner(out.get());
+    append_slots(r, in, 0, a, true);
+    std::size_t acc = before;
+    for (std::size_t q = 0; q < full; ++q) {
+      ref l = new_leaf(BL);
+      copy_next(as_leaf(l.get()), BL);
+      acc += BL;
+      r->child()[r->count] = l.detach();
+      r->sizes()[r->count] = acc;
+      ++r->count;  // counted once it is in place: `out` releases it if a later allocation throws
+    }
+    mark_dense(r, 1);
+  }
+  ref t = new_leaf(total - full * BL);
+  copy_next(as_leaf(t.get()), total - full * BL);
+  root = std::move(out);
+  tail = std::move(t);
+  return true;
 }
 
 }  // namespace tseq::detail
