@@ -18,7 +18,8 @@
 //                      the positions cycle through 65,536 (with 4,096 the branch predictor
 //                      learnt each look-up's branches: docs/decisions.md, "Look-ups")
 //   iterate_fresh      the whole vector by for_each_chunk, per vector, each run summed into a
-//                      local (docs/decisions.md, "Traversal"); fresh and edited
+//                      local (docs/decisions.md, "Traversal"), from a function of its own
+//                      aligned to 64 bytes (below); fresh and edited
 //   iterate_edited
 //   push_back          n elements appended one by one to an empty vector moved in each time
 //   builder            n elements through tseq's builder / immer's transient, then persistent()
@@ -150,8 +151,13 @@ const Fixture<V, E>& fixture(std::size_t n) {
   return it->second;
 }
 
+// Called, never inlined, and starting a 64-byte line: where its loops fall against cache
+// lines then depends on its own code only, not on the rest of run_op. Inlined into run_op, an
+// unrelated change elsewhere in the program moved the loop over a 10-element chunk across a
+// line and the walk of 10 tensors from 2.8 to 5.8 ns, in both libraries' turn (perf annotate,
+// 2026-12-07; docs/performance.md, "Against immer").
 template <class V, class E>
-void for_each_chunk(const V& v, std::uintptr_t& acc) {
+[[gnu::noinline, gnu::aligned(64)]] void for_each_chunk(const V& v, std::uintptr_t& acc) {
   const auto sum = [&](const E* a, const E* b) {
     std::uintptr_t s = 0;
     for (; a != b; ++a) s += bits_of(*a);
