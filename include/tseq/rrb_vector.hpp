@@ -226,8 +226,8 @@ class rrb_vector {
   /// a vector whose tree is one leaf parent (at most B * BL + BL elements) of elements that
   /// are trivially copyable and no larger than a pointer, an update that copies the root
   /// (the const& form, or && on a vector sharing it) lays the leaves from i's to the end out
-  /// again, full (up to B memcpy'd leaves and B + 3 allocations), so that a look-up stays a
-  /// radix descent (docs/design.md, "Packed roots").
+  /// again, full, with the tail (up to B * BL + BL elements, by memcpy, and B + 3
+  /// allocations), so that a look-up stays a radix descent (docs/design.md, "Packed roots").
   [[nodiscard]] rrb_vector insert(size_type i, T v) const& {
     detail::check_position("insert", i, size());
     return insert_unchecked(i, v);

@@ -584,8 +584,8 @@ TYPED_TEST(RrbVector, PersistentEditsKeepATreeOfOneLeafParentRegular) {
   for (int k = 0; k < 600; ++k) {
     SCOPED_TRACE("step " + std::to_string(k));
     std::size_t p = rng() % m.size();
-    if (k % 100 == 50) {  // a short first leaf, then a point edit in the tree (not the tail)
-      p %= m.size() / 2;
+    if (k % 100 == 50) {  // a short first leaf, then a point edit in a later leaf of the tree
+      p = BL + 1;
       v = v.drop(1).push_back(-1);
       m.erase(m.begin());
       m.push_back(-1);
@@ -611,6 +611,47 @@ TYPED_TEST(RrbVector, PersistentEditsKeepATreeOfOneLeafParentRegular) {
   w = std::move(w).erase(BL / 2);
   EXPECT_FALSE(U::root_regular(w));
   w.check_invariants();
+}
+
+// The ends of a repacked root's layout: an erase that leaves one full leaf (the root becomes
+// that leaf), one that leaves every element in the tail (no tree), and an insert into a root
+// of B full leaves with a full tail, which needs B + 1 leaves and so takes the general path
+// (the root splits). The operands are unchanged.
+TYPED_TEST(RrbVector, RepackingASmallRootCollapsesOrDefersToTheGeneralPath) {
+  using V = typename TestFixture::V;
+  constexpr std::size_t B = V::branching;
+  constexpr std::size_t BL = V::leaf_capacity;
+  const auto expect_model = [](const V& v, const std::vector<int>& m, unsigned levels) {
+    v.check_invariants();
+    EXPECT_EQ(to_std(v), m);
+    EXPECT_EQ(v.levels(), levels);
+  };
+  // Two full leaves and a tail of one: erase(0) leaves BL + BL elements, one leaf and a tail.
+  const V two = make<V>(2 * BL + 1);
+  ASSERT_EQ(two.levels(), 2u);
+  std::vector<int> m = iota(2 * BL + 1);
+  m.erase(m.begin());
+  expect_model(two.erase(0), m, 1u);
+  expect_model(two, iota(2 * BL + 1), 2u);
+  // Leaves of one element each and a tail of one (a drop leaves the first leaf short; in
+  // place, the general path leaves the rightmost leaf short): erase(0) leaves 2 elements, all
+  // in the tail.
+  V small = make<V>(3 * BL + 1).drop(2 * BL - 1);  // leaves of 1 and BL
+  for (std::size_t k = 0; k + 1 < BL; ++k) small = std::move(small).erase(1);
+  ASSERT_EQ(small.levels(), 2u);
+  ASSERT_EQ(small.size(), 3u);
+  const std::vector<int> sm = to_std(small);
+  std::vector<int> want = sm;
+  want.erase(want.begin());
+  expect_model(small.erase(0), want, 0u);
+  expect_model(small, sm, 2u);
+  // B full leaves and a full tail: no room for an insert in one leaf parent.
+  const V full = make<V>(B * BL + BL);
+  ASSERT_EQ(full.levels(), 2u);
+  std::vector<int> fm = iota(B * BL + BL);
+  fm.insert(fm.begin() + 1, -1);
+  expect_model(full.insert(1, -1), fm, 3u);
+  expect_model(full, iota(B * BL + BL), 2u);
 }
 
 // check_invariants names a root marked regular that is not.

@@ -274,9 +274,10 @@ inline bool rrb_tree<T, Bits, LBits>::share_with_sibling(inner_t* in, std::uint3
 // look-up goes down by radix, `regular`) through persistent edits and the push_backs after
 // them, where leaving the edited leaf short made the hint's guess miss for a quarter of the
 // look-ups after random edits (docs/decisions.md, "Tree shape and balancing"). Only for
-// packs_root elements: each new leaf is one memcpy; at most B * BL + BL elements (8 KB of
-// `int`s at Bits = 5) and B + 2 nodes. Returns false, having done nothing, when the result
-// needs more than B leaves (an insert into a full root: the general insert splits it).
+// packs_root elements: each new leaf is filled by memcpy (one to four runs); at most
+// B * BL + BL elements (8 KB of `int`s at Bits = 5) and B + 2 nodes. Returns false, having
+// done nothing, when the result needs more than B leaves (an insert when the root holds B
+// full leaves and the tail is full: the general insert splits the root).
 // Otherwise `root` is the new tree (null when the tail holds everything; a root with one
 // child is collapsed by the caller) and `tail` the new tail.
 template <class T, unsigned Bits, unsigned LBits>
@@ -294,9 +295,10 @@ inline bool rrb_tree<T, Bits, LBits>::repack_root(const inner_t* in, node_t* old
     while (a < c && in->sizes()[a] == (a + std::size_t{1}) * BL) ++a;
   }
   const std::size_t before = a == 0 ? 0 : in->sizes()[a - 1];
-  // >= 1: the tail holds at least one element
-  const std::size_t total =
-      in->sizes()[n - 1] - before + old_tail->count + (v != nullptr ? 1 : 0) - (v != nullptr ? 0 : 1);
+  // Elements from leaf a on, the tail's included, before the edit: >= 2 (leaf c holds i, the
+  // tail at least one), so total >= 1.
+  const std::size_t kept = in->sizes()[n - 1] - before + old_tail->count;
+  const std::size_t total = v != nullptr ? kept + 1 : kept - 1;
   const std::size_t full = (total - 1) / BL;  // full leaves; the tail takes the last 1..BL
   if (a + full > B) return false;
   seg segs[B + 3];
@@ -319,7 +321,10 @@ inline bool rrb_tree<T, Bits, LBits>::repack_root(const inner_t* in, node_t* old
   const auto copy_next = [&](leaf_t* l, std::size_t len) {
     T* d = l->data();
     for (std::size_t k = 0; k < len;) {
-      while (p == segs[s].last) p = segs[++s].first;
+      while (p == segs[s].last) {
+        TSEQ_ASSERT(s + 1 < nsegs, "repack_root: fewer elements in the runs than counted");
+        p = segs[++s].first;
+      }
       const std::size_t run = min_of(len - k, static_cast<std::size_t>(segs[s].last - p));
       std::memcpy(static_cast<void*>(d + k), p, run * sizeof(T));
       k += run;
