@@ -223,8 +223,9 @@ class rrb_vector {
   /// Inserts v before element i (i == size() appends). Throws tseq::IndexError if
   /// i > size(). O(B log n); copies the leaf holding i (or, when it is full, it and up to six
   /// neighbours it spreads into, or its two halves) and the inner nodes above. Exception: on
-  /// a vector whose tree is one leaf parent (at most B * BL + BL elements) of elements that
-  /// are trivially copyable and no larger than a pointer, an update that copies the root
+  /// a vector of at most B * BL + BL elements whose tree is one leaf parent (or two levels
+  /// that fit in one) and whose elements are trivially copyable and no larger than a
+  /// pointer, an update that copies the root
   /// (the const& form, or && on a vector sharing it) lays the leaves from i's to the end out
   /// again, full, with the tail (up to B * BL + BL elements, by memcpy, and B + 3
   /// allocations), so that a look-up stays a radix descent (docs/design.md, "Packed roots").

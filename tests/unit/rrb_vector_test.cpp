@@ -614,9 +614,10 @@ TYPED_TEST(RrbVector, PersistentEditsKeepATreeOfOneLeafParentRegular) {
 }
 
 // The ends of a repacked root's layout: an erase that leaves one full leaf (the root becomes
-// that leaf), one that leaves every element in the tail (no tree), and an insert into a root
-// of B full leaves with a full tail, which needs B + 1 leaves and so takes the general path
-// (the root splits). The operands are unchanged.
+// that leaf), one that leaves every element in the tail (no tree), an insert into a root of
+// B full leaves with a full tail, which needs B + 1 leaves and so takes the general path (the
+// root splits), and the erases after it, which bring the two levels back to one leaf parent
+// once they fit. The operands are unchanged.
 TYPED_TEST(RrbVector, RepackingASmallRootCollapsesOrDefersToTheGeneralPath) {
   using V = typename TestFixture::V;
   constexpr std::size_t B = V::branching;
@@ -650,8 +651,21 @@ TYPED_TEST(RrbVector, RepackingASmallRootCollapsesOrDefersToTheGeneralPath) {
   ASSERT_EQ(full.levels(), 2u);
   std::vector<int> fm = iota(B * BL + BL);
   fm.insert(fm.begin() + 1, -1);
-  expect_model(full.insert(1, -1), fm, 3u);
+  V grown = full.insert(1, -1);
+  expect_model(grown, fm, 3u);
   expect_model(full, iota(B * BL + BL), 2u);
+  // Two levels again fit in one leaf parent once an erase leaves B * BL + BL - 1 elements:
+  // the first erase (B * BL + BL left) takes the general path, the second is laid out as one
+  // leaf parent of full leaves again.
+  for (int k = 0; k < 2; ++k) {
+    const V before = grown;
+    const std::vector<int> mb = fm;
+    grown = grown.erase(0);
+    fm.erase(fm.begin());
+    expect_model(before, mb, 3u);
+  }
+  expect_model(grown, fm, 2u);
+  EXPECT_TRUE(tseq::detail::rrb_unchecked::root_regular(grown));
 }
 
 // check_invariants names a root marked regular that is not.

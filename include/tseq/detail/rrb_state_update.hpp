@@ -130,16 +130,17 @@ inline auto rrb_state_ops<T, Bits, LBits>::insert(state s, std::size_t i, T& v) 
 }
 
 // A persistent erase (v null) or insert of element i < tree_size() when the tree is one leaf
-// parent of packs_root elements (tree::repack_root); false, having done nothing, for the
-// general path. The size is the caller's to update.
+// parent of packs_root elements, or two levels that fit in one (tree::repack_root); false,
+// having done nothing, for the general path. The size is the caller's to update.
 template <class T, unsigned Bits, unsigned LBits>
 inline bool rrb_state_ops<T, Bits, LBits>::repacked(state& s, std::size_t i, T* v) {
   if constexpr (tree::packs_root) {
-    if (s.height != 1 || tree::editable(s.root.get())) return false;
+    if (s.height == 0 || s.height > 2 || tree::editable(s.root.get())) return false;
     ref root;
     ref tail;
-    if (!tree::repack_root(tree::as_inner(s.root.get()), s.tail.get(), i, v, root, tail)) return false;
+    if (!tree::repack_root(s.root.get(), s.height, s.tail.get(), i, v, root, tail)) return false;
     s.tail = std::move(tail);
+    s.height = 1;
     set_root(s, std::move(root));
     return true;
   } else {

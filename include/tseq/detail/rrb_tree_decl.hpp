@@ -304,7 +304,11 @@ struct rrb_tree {
   // A persistent erase or insert in a tree of height 1 of small trivially copyable elements
   // lays the leaves out full again from the edited one (docs/design.md, "Packed roots").
   static constexpr bool packs_root = std::is_trivially_copyable_v<T> && sizeof(T) <= sizeof(void*);
-  static bool repack_root(const inner_t* in, node_t* old_tail, std::size_t i, T* v, ref& root, ref& tail);
+  static bool repack_root(const node_t* top, unsigned h, node_t* old_tail, std::size_t i, T* v, ref& root, ref& tail);
+  static constexpr std::uint32_t packed_leaves = 2 * B + 8;  // leaves repack_root lists (height 2)
+  template <class Kids, class Ends>
+  static bool lay_out_root(const Kids& kids, const Ends& ends, std::uint32_t n, std::uint32_t c, std::size_t o,
+                           std::uint32_t a, node_t* old_tail, T* v, ref& root, ref& tail);
 
   // ---- slicing (take, drop): rrb_tree_slice.hpp ---------------------------------------------
 

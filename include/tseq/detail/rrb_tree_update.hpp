@@ -7,8 +7,8 @@
 // into a full leaf first tries to move elements to a sibling with room (share_with_sibling,
 // spread_insert) before it splits the leaf, and a split child is absorbed by a neighbour
 // (absorb_split) or added to its parent (add_child), which may split in turn (`extra`).
-// repack_root: the persistent erase and insert of a tree of one leaf parent of small
-// trivially copyable elements, which lays its leaves out full again instead.
+// repack_root: the persistent erase and insert of a tree of one leaf parent (or two levels
+// that fit in one) of small trivially copyable elements, which lays its leaves out full again.
 // Included through tseq/detail/rrb_tree.hpp.
 
 #include <cstddef>
@@ -267,44 +267,81 @@ inline bool rrb_tree<T, Bits, LBits>::share_with_sibling(inner_t* in, std::uint3
   }
 }
 
-// A tree of height 1 (root `in`) and its tail, which we only read, with element i erased (v
-// null) or v inserted before it, laid out again from the edited leaf (or from the first leaf
-// not full, if that comes first) as push_back lays out a vector: the leaves before it shared,
-// then full leaves, and the last 1..BL elements in a new tail. So the root stays dense (a
-// look-up goes down by radix, `regular`) through persistent edits and the push_backs after
-// them, where leaving the edited leaf short made the hint's guess miss for a quarter of the
-// look-ups after random edits (docs/decisions.md, "Tree shape and balancing"). Only for
-// packs_root elements: each new leaf is filled by memcpy (one to four runs); at most
-// B * BL + BL elements (8 KB of `int`s at Bits = 5) and B + 2 nodes. Returns false, having
-// done nothing, when the result needs more than B leaves (an insert when the root holds B
-// full leaves and the tail is full: the general insert splits the root).
-// Otherwise `root` is the new tree (null when the tail holds everything; a root with one
-// child is collapsed by the caller) and `tail` the new tail.
+// A tree of height 1 or 2 (root `top`) and its tail, which we only read, with element i
+// erased (v null) or v inserted before it, laid out again from the edited leaf (or from the
+// first leaf not full, if that comes first) as push_back lays out a vector: the leaves before
+// it shared, then full leaves under one root, and the last 1..BL elements in a new tail. So
+// the root stays dense (a look-up goes down by radix, `regular`) through persistent edits and
+// the push_backs after them, where leaving the edited leaf short made the hint's guess miss
+// for a quarter of the look-ups after random edits (docs/decisions.md, "Tree shape and
+// balancing"); a tree of height 2 (an insert split its root) comes back to one leaf parent
+// once it fits. Only for packs_root elements: each new leaf is filled by memcpy (one to four
+// runs); at most B * BL + BL elements (8 KB of `int`s at Bits = 5) and B + 2 nodes. Returns
+// false, having done nothing, when the result needs more than B leaves (an insert when the
+// root holds B full leaves and the tail is full: the general insert splits the root), or a
+// tree of height 2 has more elements or leaves than one leaf parent could take.
+// Otherwise `root` is the new tree, of height 1 (null when the tail holds everything; a root
+// with one child is collapsed by the caller), and `tail` the new tail.
 template <class T, unsigned Bits, unsigned LBits>
-inline bool rrb_tree<T, Bits, LBits>::repack_root(const inner_t* in, node_t* old_tail, std::size_t i, T* v, ref& root,
-                                                  ref& tail) {
+inline bool rrb_tree<T, Bits, LBits>::repack_root(const node_t* top, unsigned h, node_t* old_tail, std::size_t i, T* v,
+                                                  ref& root, ref& tail) {
   static_assert(packs_root, "repack_root copies leaves by memcpy");
-  const std::uint32_t n = in->count;
-  std::size_t o = i;
-  const std::uint32_t c = child_index(in, 1, o);
-  // Leaves before a are full (in a dense node, all but the last).
-  std::uint32_t a = 0;
-  if (in->dense) {
-    a = c;
-  } else {
-    while (a < c && in->sizes()[a] == (a + std::size_t{1}) * BL) ++a;
+  const inner_t* in = as_inner(top);
+  if (h == 1) {
+    std::size_t o = i;
+    const std::uint32_t c = child_index(in, 1, o);
+    // Leaves before a are full (in a dense node, all but the last).
+    std::uint32_t a = 0;
+    if (in->dense) {
+      a = c;
+    } else {
+      while (a < c && in->sizes()[a] == (a + std::size_t{1}) * BL) ++a;
+    }
+    return lay_out_root(in->child(), in->sizes(), in->count, c, o, a, old_tail, v, root, tail);
   }
-  const std::size_t before = a == 0 ? 0 : in->sizes()[a - 1];
+  TSEQ_ASSERT(h == 2, "repack_root: a tree of height 1 or 2");
+  if (size_of(top) + old_tail->count > B * BL + BL) return false;
+  // Its leaves in order, with their cumulative sizes (at most packed_leaves: a tree that fits
+  // one leaf parent holds fewer unless its leaves are under half full on average).
+  node_t* leaves[packed_leaves];
+  std::size_t ends[packed_leaves];
+  std::uint32_t n = 0;
+  std::size_t base = 0;
+  for (std::uint32_t q = 0; q < in->count; ++q) {
+    const inner_t* lp = as_inner(in->child()[q]);
+    if (n + lp->count > packed_leaves) return false;
+    for (std::uint32_t j = 0; j < lp->count; ++j, ++n) {
+      leaves[n] = lp->child()[j];
+      ends[n] = base + lp->sizes()[j];
+    }
+    base = ends[n - 1];
+  }
+  std::uint32_t c = 0;
+  while (ends[c] <= i) ++c;  // ends[n - 1] > i ends it
+  const std::size_t o = i - (c == 0 ? 0 : ends[c - 1]);
+  std::uint32_t a = 0;
+  while (a < c && ends[a] == (a + std::size_t{1}) * BL) ++a;
+  return lay_out_root(leaves, ends, n, c, o, a, old_tail, v, root, tail);
+}
+
+// repack_root's layout: leaves kids[0, n) (cumulative sizes `ends`) and the tail, element o of
+// leaf c erased or v inserted before it; kids[0, a) are full and kept.
+template <class T, unsigned Bits, unsigned LBits>
+template <class Kids, class Ends>
+inline bool rrb_tree<T, Bits, LBits>::lay_out_root(const Kids& kids, const Ends& ends, std::uint32_t n, std::uint32_t c,
+                                                   std::size_t o, std::uint32_t a, node_t* old_tail, T* v, ref& root,
+                                                   ref& tail) {
+  const std::size_t before = a == 0 ? 0 : ends[a - 1];
   // Elements from leaf a on, the tail's included, before the edit: >= 2 (leaf c holds i, the
   // tail at least one), so total >= 1.
-  const std::size_t kept = in->sizes()[n - 1] - before + old_tail->count;
+  const std::size_t kept = ends[n - 1] - before + old_tail->count;
   const std::size_t total = v != nullptr ? kept + 1 : kept - 1;
   const std::size_t full = (total - 1) / BL;  // full leaves; the tail takes the last 1..BL
   if (a + full > B) return false;
-  seg segs[B + 3];
+  seg segs[packed_leaves + 3];
   std::size_t nsegs = 0;
   for (std::uint32_t j = a; j < n; ++j) {
-    node_t* l = in->child()[j];
+    node_t* l = kids[j];
     if (j != c) {
       segs[nsegs++] = seg_of(l, 0, l->count, false);
     } else {
@@ -336,7 +373,12 @@ inline bool rrb_tree<T, Bits, LBits>::repack_root(const inner_t* in, node_t* old
   if (a + full > 0) {
     out = new_inner(a + full);
     inner_t* r = as_inner(out.get());
-    append_slots(r, in, 0, a, true);
+    for (std::uint32_t j = 0; j < a; ++j) {
+      intrusive_ptr_add_ref(kids[j]);
+      r->child()[j] = kids[j];
+      r->sizes()[j] = ends[j];
+      r->count = j + 1;
+    }
     std::size_t acc = before;
     for (std::size_t q = 0; q < full; ++q) {
       ref l = new_leaf(BL);
