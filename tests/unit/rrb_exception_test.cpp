@@ -515,37 +515,58 @@ TEST_F(RrbExceptionCases, BuilderSizeMatchesItsContentsAfterAFailedPushBack) {
 }
 
 // A persistent erase or insert in a tree of one leaf parent of `int`s lays the leaves out
-// again from the edited one (tree::repack_root: a new root, leaves and tail, five allocations
-// here). Whichever allocation fails, the operand is unchanged; the sanitizer build checks that
-// nothing leaks. (The sweeps above use element types that count their copies, which are not
-// trivially copyable and so never take this path.)
+// again from the edited one (tree::repack_root), and so does one in a tree of two levels that
+// fits one leaf parent (repack_two_levels). Whichever allocation fails, the operand is
+// unchanged; the sanitizer build checks that nothing leaks. (The sweeps above use element
+// types that count their copies, which are not trivially copyable and so never take this
+// path.)
 TEST_F(RrbExceptionCases, RepackingARootOfIntsGivesTheStrongGuaranteeWhenAnAllocationFails) {
-  using V = tseq::rrb_vector<int, 2>;  // leaves of 8
+  using V = tseq::rrb_vector<int, 2>;  // B = 4, leaves of 8
   std::vector<int> m(20);
   std::iota(m.begin(), m.end(), 0);
-  const V v(m.begin(), m.end());
-  ASSERT_EQ(v.levels(), 2u);
-  for (const bool erase : {true, false}) {
-    std::vector<int> want = m;
-    if (erase) {
-      want.erase(want.begin() + 1);
+  const V one(m.begin(), m.end());
+  ASSERT_EQ(one.levels(), 2u);
+  // Two levels holding B * BL + BL = 40: a root of 4 full leaves and a full tail split by an
+  // insert, then one element erased.
+  std::vector<int> m2(40);
+  std::iota(m2.begin(), m2.end(), 0);
+  const V two = V(m2.begin(), m2.end()).insert(1, -1).erase(0);
+  m2.insert(m2.begin() + 1, -1);
+  m2.erase(m2.begin());
+  ASSERT_EQ(two.levels(), 3u);
+  struct edit {
+    const V* v;
+    const std::vector<int>* m;
+    bool erase;
+    std::size_t at;
+    long min_allocations;  // the repacked layout's
+  };
+  // one: two leaves, the root, the tail, the header; two: at least one leaf (39 elements
+  // are four full leaves and a tail of 7, of which those before the edited one are kept),
+  // the root, the tail, the header.
+  const edit edits[] = {{&one, &m, true, 1, 5}, {&one, &m, false, 1, 5}, {&two, &m2, true, 30, 4}};
+  for (const edit& e : edits) {
+    std::vector<int> want = *e.m;
+    if (e.erase) {
+      want.erase(want.begin() + static_cast<std::ptrdiff_t>(e.at));
     } else {
-      want.insert(want.begin() + 1, -1);
+      want.insert(want.begin() + static_cast<std::ptrdiff_t>(e.at), -1);
     }
     for (long k = 1;; ++k) {
-      SCOPED_TRACE(std::string(erase ? "erase" : "insert") + ", allocation " + std::to_string(k) + " fails");
+      SCOPED_TRACE(std::string(e.erase ? "erase" : "insert") + " at " + std::to_string(e.at) + " of " +
+                   std::to_string(e.m->size()) + ", allocation " + std::to_string(k) + " fails");
       std::optional<V> r;
       bool fired = false;
       {
         tseq_test::fail_allocation_at fail(k);
         try {
-          r.emplace(erase ? v.erase(1) : v.insert(1, -1));
+          r.emplace(e.erase ? e.v->erase(e.at) : e.v->insert(e.at, -1));
         } catch (const std::bad_alloc&) {
         }
         fired = fail.fired();
       }
-      ASSERT_EQ(std::vector<int>(v.begin(), v.end()), m) << "the operand changed";
-      v.check_invariants();
+      ASSERT_EQ(std::vector<int>(e.v->begin(), e.v->end()), *e.m) << "the operand changed";
+      e.v->check_invariants();
       if (fired) {
         ASSERT_FALSE(r.has_value());
         continue;
@@ -553,10 +574,10 @@ TEST_F(RrbExceptionCases, RepackingARootOfIntsGivesTheStrongGuaranteeWhenAnAlloc
       ASSERT_TRUE(r.has_value());
       r->check_invariants();
       EXPECT_EQ(std::vector<int>(r->begin(), r->end()), want);
+      EXPECT_EQ(r->levels(), 2u);
       EXPECT_TRUE(tseq::detail::rrb_unchecked::root_regular(*r));
-      // The first k past the last allocation completes: five allocations (two leaves, the
-      // root, the tail, the header).
-      EXPECT_GE(k, 6) << "fewer allocations than the repacked layout needs";
+      // The first k past the last allocation completes.
+      EXPECT_GT(k, e.min_allocations) << "fewer allocations than the repacked layout needs";
       break;
     }
   }

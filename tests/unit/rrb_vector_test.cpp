@@ -654,6 +654,19 @@ TYPED_TEST(RrbVector, RepackingASmallRootCollapsesOrDefersToTheGeneralPath) {
   V grown = full.insert(1, -1);
   expect_model(grown, fm, 3u);
   expect_model(full, iota(B * BL + BL), 2u);
+  {
+    // At B * BL + BL elements, two levels, an erase near the end keeps the full leaves before
+    // it, across leaf parents, under one new root.
+    const V at_limit = grown.erase(0);
+    std::vector<int> lm = fm;
+    lm.erase(lm.begin());
+    ASSERT_EQ(at_limit.levels(), 3u);
+    const std::size_t p = lm.size() - BL - 2;
+    const V packed = at_limit.erase(p);
+    lm.erase(lm.begin() + as_diff(p));
+    expect_model(packed, lm, 2u);
+    EXPECT_TRUE(tseq::detail::rrb_unchecked::root_regular(packed));
+  }
   // Two levels again fit in one leaf parent once an erase leaves B * BL + BL - 1 elements:
   // the first erase (B * BL + BL left) takes the general path, the second is laid out as one
   // leaf parent of full leaves again.

@@ -301,12 +301,15 @@ struct rrb_tree {
   static constexpr std::uint32_t spread_window = 6;  // how far (in leaves) spread_insert looks (docs/decisions.md)
   static bool spread_insert(inner_t* in, std::uint32_t c, std::size_t i, T& v);
   static bool share_with_sibling(inner_t* in, std::uint32_t c) noexcept;
-  // A persistent erase or insert in a tree of height 1 of small trivially copyable elements
-  // lays the leaves out full again from the edited one (docs/design.md, "Packed roots").
+  // A persistent erase or insert in a tree of height 1 (or 2 that fits in 1) of small
+  // trivially copyable elements lays the leaves out full again from the edited one under one
+  // leaf parent (docs/design.md, "Packed roots").
   static constexpr bool packs_root = std::is_trivially_copyable_v<T> && sizeof(T) <= sizeof(void*);
   static bool repack_root(const node_t* top, unsigned h, node_t* old_tail, std::size_t i, T* v, ref& root, ref& tail);
-  static constexpr std::uint32_t packed_leaves = 2 * B + 8;  // leaves repack_root lists (height 2)
-  template <class Kids, class Ends>
+  static constexpr std::uint32_t packed_leaves = 2 * B + 8;  // leaves repack_two_levels lists
+  TSEQ_NOINLINE static bool repack_two_levels(const inner_t* in, node_t* old_tail, std::size_t i, T* v, ref& root,
+                                              ref& tail);
+  template <std::uint32_t N, class Kids, class Ends>
   static bool lay_out_root(const Kids& kids, const Ends& ends, std::uint32_t n, std::uint32_t c, std::size_t o,
                            std::uint32_t a, node_t* old_tail, T* v, ref& root, ref& tail);
 

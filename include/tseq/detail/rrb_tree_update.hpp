@@ -279,7 +279,8 @@ inline bool rrb_tree<T, Bits, LBits>::share_with_sibling(inner_t* in, std::uint3
 // runs); at most B * BL + BL elements (8 KB of `int`s at Bits = 5) and B + 2 nodes. Returns
 // false, having done nothing, when the result needs more than B leaves (an insert when the
 // root holds B full leaves and the tail is full: the general insert splits the root), or a
-// tree of height 2 has more elements or leaves than one leaf parent could take.
+// tree of height 2 holds more than B * BL + BL elements with its tail (after an insert) or
+// more than packed_leaves leaves.
 // Otherwise `root` is the new tree, of height 1 (null when the tail holds everything; a root
 // with one child is collapsed by the caller), and `tail` the new tail.
 template <class T, unsigned Bits, unsigned LBits>
@@ -297,12 +298,22 @@ inline bool rrb_tree<T, Bits, LBits>::repack_root(const node_t* top, unsigned h,
     } else {
       while (a < c && in->sizes()[a] == (a + std::size_t{1}) * BL) ++a;
     }
-    return lay_out_root(in->child(), in->sizes(), in->count, c, o, a, old_tail, v, root, tail);
+    return lay_out_root<B>(in->child(), in->sizes(), in->count, c, o, a, old_tail, v, root, tail);
   }
   TSEQ_ASSERT(h == 2, "repack_root: a tree of height 1 or 2");
-  if (size_of(top) + old_tail->count > B * BL + BL) return false;
-  // Its leaves in order, with their cumulative sizes (at most packed_leaves: a tree that fits
-  // one leaf parent holds fewer unless its leaves are under half full on average).
+  // (The size before an erase: one from B * BL + BL + 1 takes the general path, so that edits
+  // at that size do not lay out two levels and one in turn.)
+  if (size_of(top) + old_tail->count + (v != nullptr ? 1u : 0u) > B * BL + BL) return false;
+  return repack_two_levels(in, old_tail, i, v, root, tail);
+}
+
+// repack_root for a tree of height 2: its leaves listed in order, with their cumulative sizes
+// (at most packed_leaves: a tree that fits one leaf parent holds fewer unless its leaves are
+// under half full on average). A function of its own, so that the height-1 path does not
+// carry these arrays in its frame.
+template <class T, unsigned Bits, unsigned LBits>
+TSEQ_NOINLINE bool rrb_tree<T, Bits, LBits>::repack_two_levels(const inner_t* in, node_t* old_tail, std::size_t i, T* v,
+                                                               ref& root, ref& tail) {
   node_t* leaves[packed_leaves];
   std::size_t ends[packed_leaves];
   std::uint32_t n = 0;
@@ -321,13 +332,13 @@ inline bool rrb_tree<T, Bits, LBits>::repack_root(const node_t* top, unsigned h,
   const std::size_t o = i - (c == 0 ? 0 : ends[c - 1]);
   std::uint32_t a = 0;
   while (a < c && ends[a] == (a + std::size_t{1}) * BL) ++a;
-  return lay_out_root(leaves, ends, n, c, o, a, old_tail, v, root, tail);
+  return lay_out_root<packed_leaves>(leaves, ends, n, c, o, a, old_tail, v, root, tail);
 }
 
-// repack_root's layout: leaves kids[0, n) (cumulative sizes `ends`) and the tail, element o of
-// leaf c erased or v inserted before it; kids[0, a) are full and kept.
+// repack_root's layout: leaves kids[0, n) (n <= N, cumulative sizes `ends`) and the tail,
+// element o of leaf c erased or v inserted before it; kids[0, a) are full and kept.
 template <class T, unsigned Bits, unsigned LBits>
-template <class Kids, class Ends>
+template <std::uint32_t N, class Kids, class Ends>
 inline bool rrb_tree<T, Bits, LBits>::lay_out_root(const Kids& kids, const Ends& ends, std::uint32_t n, std::uint32_t c,
                                                    std::size_t o, std::uint32_t a, node_t* old_tail, T* v, ref& root,
                                                    ref& tail) {
@@ -338,7 +349,8 @@ inline bool rrb_tree<T, Bits, LBits>::lay_out_root(const Kids& kids, const Ends&
   const std::size_t total = v != nullptr ? kept + 1 : kept - 1;
   const std::size_t full = (total - 1) / BL;  // full leaves; the tail takes the last 1..BL
   if (a + full > B) return false;
-  seg segs[packed_leaves + 3];
+  TSEQ_ASSERT(n <= N, "lay_out_root: more leaves than its bound");
+  seg segs[N + 3];
   std::size_t nsegs = 0;
   for (std::uint32_t j = a; j < n; ++j) {
     node_t* l = kids[j];
