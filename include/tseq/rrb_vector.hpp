@@ -225,10 +225,10 @@ class rrb_vector {
   /// neighbours it spreads into, or its two halves) and the inner nodes above. Exception: on
   /// a vector of at most B * BL + BL elements whose tree is one leaf parent (or two levels
   /// that fit in one) and whose elements are trivially copyable and no larger than a
-  /// pointer, an update that copies the root
-  /// (the const& form, or && on a vector sharing it) lays the leaves from i's to the end out
-  /// again, full, with the tail (up to B * BL + BL elements, by memcpy, and B + 3
-  /// allocations), so that a look-up stays a radix descent (docs/design.md, "Packed roots").
+  /// pointer, an update that copies the root (the const& form, or && on a vector sharing it)
+  /// lays the leaves from i's to the end out again, full, with the tail (up to B * BL + BL
+  /// elements, by memcpy, and B + 3 allocations), so that a look-up stays a radix descent
+  /// (docs/design.md, "Packed roots").
   [[nodiscard]] rrb_vector insert(size_type i, T v) const& {
     detail::check_position("insert", i, size());
     return insert_unchecked(i, v);

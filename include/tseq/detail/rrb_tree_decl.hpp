@@ -311,7 +311,7 @@ struct rrb_tree {
                                               ref& tail);
   template <std::uint32_t N, class Kids, class Ends>
   static bool lay_out_root(const Kids& kids, const Ends& ends, std::uint32_t n, std::uint32_t c, std::size_t o,
-                           std::uint32_t a, node_t* old_tail, T* v, ref& root, ref& tail);
+                           bool dense, node_t* old_tail, T* v, ref& root, ref& tail);
 
   // ---- slicing (take, drop): rrb_tree_slice.hpp ---------------------------------------------
 

@@ -291,14 +291,7 @@ inline bool rrb_tree<T, Bits, LBits>::repack_root(const node_t* top, unsigned h,
   if (h == 1) {
     std::size_t o = i;
     const std::uint32_t c = child_index(in, 1, o);
-    // Leaves before a are full (in a dense node, all but the last).
-    std::uint32_t a = 0;
-    if (in->dense) {
-      a = c;
-    } else {
-      while (a < c && in->sizes()[a] == (a + std::size_t{1}) * BL) ++a;
-    }
-    return lay_out_root<B>(in->child(), in->sizes(), in->count, c, o, a, old_tail, v, root, tail);
+    return lay_out_root<B>(in->child(), in->sizes(), in->count, c, o, in->dense, old_tail, v, root, tail);
   }
   TSEQ_ASSERT(h == 2, "repack_root: a tree of height 1 or 2");
   // (The size before an erase: one from B * BL + BL + 1 takes the general path, so that edits
@@ -330,18 +323,19 @@ TSEQ_NOINLINE bool rrb_tree<T, Bits, LBits>::repack_two_levels(const inner_t* in
   std::uint32_t c = 0;
   while (ends[c] <= i) ++c;  // ends[n - 1] > i ends it
   const std::size_t o = i - (c == 0 ? 0 : ends[c - 1]);
-  std::uint32_t a = 0;
-  while (a < c && ends[a] == (a + std::size_t{1}) * BL) ++a;
-  return lay_out_root<packed_leaves>(leaves, ends, n, c, o, a, old_tail, v, root, tail);
+  return lay_out_root<packed_leaves>(leaves, ends, n, c, o, false, old_tail, v, root, tail);
 }
 
-// repack_root's layout: leaves kids[0, n) (n <= N, cumulative sizes `ends`) and the tail,
-// element o of leaf c erased or v inserted before it; kids[0, a) are full and kept.
+// repack_root's layout: leaves kids[0, n) (n <= N, cumulative sizes `ends`; `dense`: all but
+// the last full) and the tail, element o of leaf c erased or v inserted before it. The full
+// leaves before c, kids[0, a), are kept.
 template <class T, unsigned Bits, unsigned LBits>
 template <std::uint32_t N, class Kids, class Ends>
 inline bool rrb_tree<T, Bits, LBits>::lay_out_root(const Kids& kids, const Ends& ends, std::uint32_t n, std::uint32_t c,
-                                                   std::size_t o, std::uint32_t a, node_t* old_tail, T* v, ref& root,
+                                                   std::size_t o, bool dense, node_t* old_tail, T* v, ref& root,
                                                    ref& tail) {
+  std::uint32_t a = dense ? c : 0;
+  while (a < c && ends[a] == (a + std::size_t{1}) * BL) ++a;
   const std::size_t before = a == 0 ? 0 : ends[a - 1];
   // Elements from leaf a on, the tail's included, before the edit: >= 2 (leaf c holds i, the
   // tail at least one), so total >= 1.
@@ -389,8 +383,8 @@ inline bool rrb_tree<T, Bits, LBits>::lay_out_root(const Kids& kids, const Ends&
       intrusive_ptr_add_ref(kids[j]);
       r->child()[j] = kids[j];
       r->sizes()[j] = ends[j];
-      r->count = j + 1;
     }
+    r->count = a;
     std::size_t acc = before;
     for (std::size_t q = 0; q < full; ++q) {
       ref l = new_leaf(BL);
