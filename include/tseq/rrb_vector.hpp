@@ -551,6 +551,36 @@ struct rrb_unchecked {
   struct HintTally {
     std::size_t exact = 0, next = 0, far = 0;
   };
+  // Whether V's persistent erase and insert lay leaves out full again (packed roots and leaf
+  // parents: trivially copyable elements no larger than a pointer).
+  template <class V>
+  static constexpr bool packs = V::tree::packs_root;
+  // Over k look-ups of random elements of v's tree (of height >= 1), the share whose leaf
+  // parent was marked dense, and the share whose leaf parent's guess (radix in a dense one,
+  // the hint's otherwise) was the child.
+  struct LeafParentTally {
+    double dense = 0, exact = 0;
+  };
+  template <class V, class Rng>
+  static LeafParentTally leaf_parent_guesses(const V& v, Rng& rng, int k) noexcept {
+    const auto s = V::ops::view_of(v.h_.get());
+    TSEQ_ASSERT(s.height >= 1 && k > 0, "leaf_parent_guesses: no leaf parent or no look-up");
+    std::size_t dense = 0;
+    std::size_t exact = 0;
+    for (int q = 0; q < k; ++q) {
+      auto i = static_cast<std::size_t>(rng() % s.tree_size());
+      const auto* n = s.root;
+      for (unsigned h = s.height; h > 1; --h) {
+        n = V::tree::as_inner(n)->child()[V::tree::child_index(V::tree::as_inner(n), h, i)];
+      }
+      const auto* in = V::tree::as_inner(n);
+      const std::uint32_t g =
+          in->dense ? static_cast<std::uint32_t>(V::tree::radix(i, 1)) : V::tree::hint_guess(in, 1, i);
+      dense += in->dense ? 1u : 0u;
+      exact += g == V::tree::child_index(in, 1, i) ? 1u : 0u;
+    }
+    return {static_cast<double>(dense) / k, static_cast<double>(exact) / k};
+  }
   template <class V>
   static void tally_hints(const V& v, std::size_t i, HintTally& t) noexcept {
     const auto s = V::ops::view_of(v.h_.get());

@@ -228,4 +228,36 @@ TEST(RrbCost, RepackingARootSharesTheLeavesBeforeTheEditedOne) {
   std::printf("repacked root of %ld leaves: worst %ld allocations\n", leaves, worst_allocs);
 }
 
+// Below the root the same (tree::repack_leaf_parent): an edit in leaf c of a dense leaf parent
+// of B leaves shares leaves 0..c-1 and lays out the rest, at most B - c new leaves (an
+// evened-out end has as many as a dense one; an insert needing B + 1 takes the general
+// path), the leaf parent, the path above it (levels - 2 nodes) and the header: B - c + levels
+// allocations (36 measured at c = 0). (In a leaf parent whose leaf a < c is not full the
+// layout starts at a: B - a + levels.) Reference updates: c for the kept leaves, B per
+// copied node above (each references its children) and 8. Checked at every 5th position
+// of the 10th leaf parent of a fresh tree (B full leaves: an erase) and of one with an element
+// erased from that leaf parent's last leaf (an insert then fits in B leaves). The general
+// path (the leaf parent copied, referencing all B leaves) fails the bound for c < B - 8.
+TEST(RrbCost, RepackingALeafParentSharesTheLeavesBeforeTheEditedOne) {
+  constexpr long BL = static_cast<long>(V::leaf_capacity);
+  const std::size_t span = static_cast<std::size_t>(B * BL);  // a full leaf parent's elements
+  const V fresh = make(span * static_cast<std::size_t>(B) * 3);
+  const long levels = static_cast<long>(fresh.levels());
+  ASSERT_EQ(levels, 4);
+  const std::size_t first = span * 10;
+  const V erased = fresh.erase(first + span - 1);
+  long worst_allocs = 0;
+  for (const bool erase : {true, false}) {
+    const V& v = erase ? fresh : erased;
+    for (std::size_t p = first; p < first + span - 1; p += 5) {
+      const long c = static_cast<long>(p - first) / BL;
+      const cost k = measure([&] { return erase ? v.erase(p) : v.insert(p, -1); });
+      EXPECT_LE(k.allocs, B - c + levels) << (erase ? "erase" : "insert") << " at " << p;
+      EXPECT_LE(k.refs, c + B * (levels - 2) + 8) << (erase ? "erase" : "insert") << " at " << p;
+      worst_allocs = std::max(worst_allocs, k.allocs);
+    }
+  }
+  std::printf("repacked leaf parent of %ld leaves: worst %ld allocations\n", B, worst_allocs);
+}
+
 }  // namespace

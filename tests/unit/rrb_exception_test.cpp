@@ -514,6 +514,48 @@ TEST_F(RrbExceptionCases, BuilderSizeMatchesItsContentsAfterAFailedPushBack) {
   EXPECT_EQ(Counted::live.load(), 0);
 }
 
+// An erase (or insert of -1) at `at` of v (elements mv) with allocation k failing, for k = 1,
+// 2, ... until one completes: each time the operand is unchanged and valid; the completed
+// result is valid, holds `want`, and took at least min_allocations allocations. Returns it.
+template <class V>
+std::optional<V> edit_under_every_failure(const V& v, const std::vector<int>& mv, bool erase, std::size_t at,
+                                          long min_allocations) {
+  std::vector<int> want = mv;
+  if (erase) {
+    want.erase(want.begin() + static_cast<std::ptrdiff_t>(at));
+  } else {
+    want.insert(want.begin() + static_cast<std::ptrdiff_t>(at), -1);
+  }
+  for (long k = 1;; ++k) {
+    SCOPED_TRACE(std::string(erase ? "erase" : "insert") + " at " + std::to_string(at) + " of " +
+                 std::to_string(mv.size()) + ", allocation " + std::to_string(k) + " fails");
+    std::optional<V> r;
+    bool fired = false;
+    {
+      tseq_test::fail_allocation_at fail(k);
+      try {
+        r.emplace(erase ? v.erase(at) : v.insert(at, -1));
+      } catch (const std::bad_alloc&) {
+      }
+      fired = fail.fired();
+    }
+    EXPECT_EQ(std::vector<int>(v.begin(), v.end()), mv) << "the operand changed";
+    v.check_invariants();
+    if (fired) {
+      EXPECT_FALSE(r.has_value());
+      if (::testing::Test::HasFailure()) return std::nullopt;
+      continue;
+    }
+    EXPECT_TRUE(r.has_value());
+    if (!r.has_value()) return std::nullopt;
+    r->check_invariants();
+    EXPECT_EQ(std::vector<int>(r->begin(), r->end()), want);
+    // The first k past the last allocation completes.
+    EXPECT_GT(k, min_allocations) << "fewer allocations than the repacked layout needs";
+    return r;
+  }
+}
+
 // A persistent erase or insert in a tree of one leaf parent of `int`s lays the leaves out
 // again from the edited one (tree::repack_root), and so does one in a tree of two levels that
 // fits one leaf parent (repack_two_levels). Whichever allocation fails, the operand is
@@ -546,40 +588,33 @@ TEST_F(RrbExceptionCases, RepackingARootOfIntsGivesTheStrongGuaranteeWhenAnAlloc
   // the root, the tail, the header.
   const edit edits[] = {{&one, &m, true, 1, 5}, {&one, &m, false, 1, 5}, {&two, &m2, true, 30, 4}};
   for (const edit& e : edits) {
-    std::vector<int> want = *e.m;
-    if (e.erase) {
-      want.erase(want.begin() + static_cast<std::ptrdiff_t>(e.at));
-    } else {
-      want.insert(want.begin() + static_cast<std::ptrdiff_t>(e.at), -1);
-    }
-    for (long k = 1;; ++k) {
-      SCOPED_TRACE(std::string(e.erase ? "erase" : "insert") + " at " + std::to_string(e.at) + " of " +
-                   std::to_string(e.m->size()) + ", allocation " + std::to_string(k) + " fails");
-      std::optional<V> r;
-      bool fired = false;
-      {
-        tseq_test::fail_allocation_at fail(k);
-        try {
-          r.emplace(e.erase ? e.v->erase(e.at) : e.v->insert(e.at, -1));
-        } catch (const std::bad_alloc&) {
-        }
-        fired = fail.fired();
-      }
-      ASSERT_EQ(std::vector<int>(e.v->begin(), e.v->end()), *e.m) << "the operand changed";
-      e.v->check_invariants();
-      if (fired) {
-        ASSERT_FALSE(r.has_value());
-        continue;
-      }
-      ASSERT_TRUE(r.has_value());
-      r->check_invariants();
-      EXPECT_EQ(std::vector<int>(r->begin(), r->end()), want);
-      EXPECT_EQ(r->levels(), 2u);
-      EXPECT_TRUE(tseq::detail::rrb_unchecked::root_regular(*r));
-      // The first k past the last allocation completes.
-      EXPECT_GT(k, e.min_allocations) << "fewer allocations than the repacked layout needs";
-      break;
-    }
+    const std::optional<V> r = edit_under_every_failure(*e.v, *e.m, e.erase, e.at, e.min_allocations);
+    ASSERT_TRUE(r.has_value());
+    EXPECT_EQ(r->levels(), 2u);
+    EXPECT_TRUE(tseq::detail::rrb_unchecked::root_regular(*r));
+  }
+}
+
+// Below the root (tree::repack_leaf_parent): an erase in the first leaf of a middle leaf
+// parent of 4 full leaves lays out 4 (31 elements: 3 full and 7), and an insert into that
+// result 4 (32: 4 full), each with the leaf parent, the path above it and the header. Whichever
+// allocation fails, the operand is unchanged and nothing leaks (sanitizer build).
+TEST_F(RrbExceptionCases, RepackingALeafParentOfIntsGivesTheStrongGuaranteeWhenAnAllocationFails) {
+  using V = tseq::rrb_vector<int, 2>;  // B = 4, leaves of 8
+  std::vector<int> m(400);
+  std::iota(m.begin(), m.end(), 0);
+  const V fresh(m.begin(), m.end());
+  ASSERT_GE(fresh.levels(), 4u);
+  const V erased = fresh.erase(160);
+  std::vector<int> m_erased = m;
+  m_erased.erase(m_erased.begin() + 160);
+  for (const bool erase : {true, false}) {
+    const V& v = erase ? fresh : erased;
+    const std::vector<int>& mv = erase ? m : m_erased;
+    const std::size_t at = erase ? 161 : 162;  // in the first leaf of the leaf parent of 160..191
+    // 4 leaves, the leaf parent, the 2 nodes above it and the header: 8 (the general path
+    // makes 5: one leaf).
+    EXPECT_TRUE(edit_under_every_failure(v, mv, erase, at, 8).has_value());
   }
 }
 

@@ -120,7 +120,8 @@ struct node {
   // (the tail, the builder's, the rightmost path) get the full width.
   std::uint8_t cap = 0;
   // Inner only, where to start looking for a child: a full child's elements over the average
-  // child's (the last child left out), times 2^hint_bits; 1.0 in a dense node, at most 16.
+  // child's (the last child left out), times 2^hint_bits; 1.0 in a dense node and in one
+  // whose children but the last two are full, at most 16.
   // Child (i * hint) >> (shift + hint_bits) is then the child holding element i or next to
   // it nearly always, where the radix guess i >> shift falls a child behind per 1/hint
   // missing. A wrong value would cost time, never correctness (rrb_tree::relaxed_child).

@@ -215,10 +215,13 @@ inline void rrb_tree<T, Bits, LBits>::mark_resized(inner_t* in, unsigned h, std:
 // 2^(shift(h) + hint_bits), over their elements, at most 0xFFFF; 1.0 for a single child or
 // where hint_usable(h) is false. The last child is left out because it is often partial (the
 // right edge of a tree): counted in, a root of a full child and a short one guessed wrong
-// for a third of its indexes.
+// for a third of its indexes. 1.0 also when all children but the last two are full.
 template <class T, unsigned Bits, unsigned LBits>
 inline std::uint16_t rrb_tree<T, Bits, LBits>::hint_of(const inner_t* in, unsigned h) noexcept {
   if (in->count < 2 || !hint_usable(h)) return hint_one;
+  // All children but the last two full (a repacked leaf parent's evened-out end): the radix
+  // guess is right up to the last two, where an average would drift a child ahead.
+  if (in->count >= 3 && in->sizes()[in->count - 3] == std::size_t{in->count - 2u} << shift(h)) return hint_one;
   const std::size_t before_last = in->sizes()[in->count - 2];
   const std::size_t f = (std::size_t{in->count - 1u} << (shift(h) + node_t::hint_bits)) / before_last;
   return static_cast<std::uint16_t>(f < 0xFFFF ? f : 0xFFFF);

@@ -309,6 +309,27 @@ struct rrb_tree {
   static constexpr std::uint32_t packed_leaves = 2 * B + 8;  // leaves repack_two_levels lists
   TSEQ_NOINLINE static bool repack_two_levels(const inner_t* in, node_t* old_tail, std::size_t i, T* v, ref& root,
                                               ref& tail);
+  // A persistent erase or insert in a leaf parent below the root does the same to it when it
+  // keeps m..B leaves (docs/design.md, "Packed leaf parents").
+  // (Out of line: its runs would otherwise sit in every recursive erase and insert frame.)
+  TSEQ_NOINLINE static ref repack_leaf_parent(const inner_t* in, std::size_t i, T* v);
+  // What both layouts share: the runs of the edited leaves, a cursor copying them into new
+  // leaves one after another (fill() from an offset would walk the runs before it again for
+  // every leaf: quadratic in B), and the new leaf parent.
+  template <class Kids>
+  static std::size_t edited_runs(const Kids& kids, std::uint32_t a, std::uint32_t n, std::uint32_t c, std::size_t o,
+                                 T* v, seg* segs) noexcept;
+  struct run_copier {
+    run_copier(const seg* first, std::size_t n) noexcept : segs(first), nsegs(n), p(first[0].first) {}
+    void operator()(leaf_t* l, std::size_t len) noexcept;
+    const seg* segs;
+    std::size_t nsegs;
+    std::size_t s = 0;
+    const T* p;
+  };
+  template <class Kids, class Ends>
+  static ref packed_parent(const Kids& kids, const Ends& ends, std::uint32_t a, std::size_t cap);
+  static void append_packed_leaf(inner_t* r, run_copier& copy, std::size_t len);
   template <std::uint32_t N, class Kids, class Ends>
   static bool lay_out_root(const Kids& kids, const Ends& ends, std::uint32_t n, std::uint32_t c, std::size_t o,
                            bool dense, node_t* old_tail, T* v, ref& root, ref& tail);

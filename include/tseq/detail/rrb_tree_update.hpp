@@ -58,6 +58,11 @@ inline auto rrb_tree<T, Bits, LBits>::erase(ref n, unsigned h, std::size_t i, bo
     ref none;
     return build_leaves(segs, 2, BL, none);
   }
+  if constexpr (packs_root) {
+    if (h == 1 && !editable(n.get())) {
+      if (ref packed = repack_leaf_parent(as_inner(n.get()), i, nullptr)) return packed;
+    }
+  }
   n = own(std::move(n));
   inner_t* in = as_inner(n.get());
   const std::uint32_t c = child_index(in, h, i);
@@ -123,6 +128,11 @@ inline auto rrb_tree<T, Bits, LBits>::insert(ref n, unsigned h, std::size_t i, T
       d[i] = std::move(v);
     }
     return n;
+  }
+  if constexpr (packs_root) {
+    if (h == 1 && !editable(n.get())) {
+      if (ref packed = repack_leaf_parent(as_inner(n.get()), i, &v)) return packed;
+    }
   }
   n = own(std::move(n), 1);
   inner_t* in = as_inner(n.get());
@@ -345,6 +355,104 @@ inline bool rrb_tree<T, Bits, LBits>::lay_out_root(const Kids& kids, const Ends&
   if (a + full > B) return false;
   TSEQ_ASSERT(n <= N, "lay_out_root: more leaves than its bound");
   seg segs[N + 3];
+  std::size_t nsegs = edited_runs(kids, a, n, c, o, v, segs);
+  segs[nsegs++] = seg_of(old_tail, 0, old_tail->count, false);
+  run_copier copy_next(segs, nsegs);
+  ref out;
+  if (a + full > 0) {
+    out = packed_parent(kids, ends, a, a + full);
+    for (std::size_t q = 0; q < full; ++q) append_packed_leaf(as_inner(out.get()), copy_next, BL);
+    mark_dense(as_inner(out.get()), 1);
+  }
+  ref t = new_leaf(total - full * BL);
+  copy_next(as_leaf(t.get()), total - full * BL);
+  root = std::move(out);
+  tail = std::move(t);
+  return true;
+}
+
+// A persistent erase (v null) or insert (v before element i) in the leaf parent `in`, shared
+// and below the root, of packs_root elements: as repack_root does to a root, its leaves from
+// the edited one (or the first not full before it) on laid out again full, the leaves before
+// them shared, so that it stays dense and a look-up goes through it by radix. There is no
+// tail here, so the last elements keep I3's fill: a last leaf of r < mL elements is evened
+// out with the full one before it, two leaves of at least mL (a node whose children but the
+// last two are full is guessed by radix too: hint_of). At most B * BL elements copied and
+// B + 1 nodes. Returns null, having done nothing, when the result would hold fewer than m
+// leaves (the general path and its rebalancing keep I3) or more than B (an insert into B
+// full leaves: the general path splits), or one leaf of r < mL elements and nothing to even
+// it out with.
+template <class T, unsigned Bits, unsigned LBits>
+TSEQ_NOINLINE auto rrb_tree<T, Bits, LBits>::repack_leaf_parent(const inner_t* in, std::size_t i, T* v) -> ref {
+  static_assert(packs_root, "repack_leaf_parent copies leaves by memcpy");
+  std::size_t o = i;
+  const std::uint32_t c = child_index(in, 1, o);
+  const auto sizes = in->sizes();
+  std::uint32_t a = in->dense ? c : 0;
+  while (a < c && sizes[a] == (a + std::size_t{1}) * BL) ++a;
+  const std::size_t before = a == 0 ? 0 : sizes[a - 1];
+  const std::size_t kept = sizes[in->count - 1u] - before;  // >= 1: leaf c holds i
+  const std::size_t total = v != nullptr ? kept + 1 : kept - 1;
+  std::size_t full = total / BL;
+  const std::size_t r = total % BL;
+  std::size_t evened = 0;  // elements of the last two leaves when r was evened out
+  if (r > 0 && r < mL) {
+    if (full == 0) return nullptr;
+    --full;
+    evened = BL + r;
+  }
+  const std::size_t leaves = a + full + (evened != 0 ? 2 : r != 0 ? 1 : 0);
+  if (leaves < m || leaves > B) return nullptr;
+  seg segs[B + 2];
+  run_copier copy(segs, edited_runs(in->child(), a, in->count, c, o, v, segs));
+  ref out = packed_parent(in->child(), sizes, a, leaves);
+  inner_t* p = as_inner(out.get());
+  for (std::size_t q = 0; q < full; ++q) append_packed_leaf(p, copy, BL);
+  if (evened != 0) {
+    append_packed_leaf(p, copy, evened - evened / 2);
+    append_packed_leaf(p, copy, evened / 2);
+  } else if (r != 0) {
+    append_packed_leaf(p, copy, r);
+  }
+  mark_dense(p, 1);
+  return out;
+}
+
+// A new leaf parent with room for cap leaves, holding kids[0, a) (shared; cumulative sizes
+// `ends`), to which append_packed_leaf adds the laid-out ones.
+template <class T, unsigned Bits, unsigned LBits>
+template <class Kids, class Ends>
+inline auto rrb_tree<T, Bits, LBits>::packed_parent(const Kids& kids, const Ends& ends, std::uint32_t a,
+                                                    std::size_t cap) -> ref {
+  ref out = new_inner(cap);
+  inner_t* r = as_inner(out.get());
+  for (std::uint32_t j = 0; j < a; ++j) {
+    intrusive_ptr_add_ref(kids[j]);
+    r->child()[j] = kids[j];
+    r->sizes()[j] = ends[j];
+  }
+  r->count = a;
+  return out;
+}
+
+// A new leaf of the next len elements of `copy` appended to the leaf parent r (count < cap).
+template <class T, unsigned Bits, unsigned LBits>
+inline void rrb_tree<T, Bits, LBits>::append_packed_leaf(inner_t* r, run_copier& copy, std::size_t len) {
+  TSEQ_ASSERT(r->count < r->cap, "append_packed_leaf: no room");
+  ref l = new_leaf(len);
+  copy(as_leaf(l.get()), len);
+  const std::size_t before = r->count == 0 ? 0 : r->sizes()[r->count - 1];
+  r->child()[r->count] = l.detach();
+  r->sizes()[r->count] = before + len;
+  ++r->count;  // counted once it is in place: the caller's ref releases it if a later allocation throws
+}
+
+// The runs of leaves kids[a, n) in order, with element o of leaf c (a <= c < n) left out (v
+// null) or v put before it: at most n - a + 2 runs, written to segs. Returns their number.
+template <class T, unsigned Bits, unsigned LBits>
+template <class Kids>
+inline std::size_t rrb_tree<T, Bits, LBits>::edited_runs(const Kids& kids, std::uint32_t a, std::uint32_t n,
+                                                         std::uint32_t c, std::size_t o, T* v, seg* segs) noexcept {
   std::size_t nsegs = 0;
   for (std::uint32_t j = a; j < n; ++j) {
     node_t* l = kids[j];
@@ -356,51 +464,24 @@ inline bool rrb_tree<T, Bits, LBits>::lay_out_root(const Kids& kids, const Ends&
       segs[nsegs++] = seg_of(l, v != nullptr ? o : o + 1, l->count, false);
     }
   }
-  segs[nsegs++] = seg_of(old_tail, 0, old_tail->count, false);
-  // One pass over the runs, a leaf after another (fill() from an offset would skip through
-  // the runs before it again for every leaf: quadratic in B).
-  std::size_t s = 0;
-  const T* p = segs[0].first;
-  const auto copy_next = [&](leaf_t* l, std::size_t len) {
-    T* d = l->data();
-    for (std::size_t k = 0; k < len;) {
-      while (p == segs[s].last) {
-        TSEQ_ASSERT(s + 1 < nsegs, "repack_root: fewer elements in the runs than counted");
-        p = segs[++s].first;
-      }
-      const std::size_t run = min_of(len - k, static_cast<std::size_t>(segs[s].last - p));
-      std::memcpy(static_cast<void*>(d + k), p, run * sizeof(T));
-      k += run;
-      p += run;
+  return nsegs;
+}
+
+// The next len elements of the runs into the new leaf l, by memcpy (packs_root elements).
+template <class T, unsigned Bits, unsigned LBits>
+inline void rrb_tree<T, Bits, LBits>::run_copier::operator()(leaf_t* l, std::size_t len) noexcept {
+  T* d = l->data();
+  for (std::size_t k = 0; k < len;) {
+    while (p == segs[s].last) {
+      TSEQ_ASSERT(s + 1 < nsegs, "run_copier: fewer elements in the runs than counted");
+      p = segs[++s].first;
     }
-    l->count = static_cast<std::uint32_t>(len);
-  };
-  ref out;
-  if (a + full > 0) {
-    out = new_inner(a + full);
-    inner_t* r = as_inner(out.get());
-    for (std::uint32_t j = 0; j < a; ++j) {
-      intrusive_ptr_add_ref(kids[j]);
-      r->child()[j] = kids[j];
-      r->sizes()[j] = ends[j];
-    }
-    r->count = a;
-    std::size_t acc = before;
-    for (std::size_t q = 0; q < full; ++q) {
-      ref l = new_leaf(BL);
-      copy_next(as_leaf(l.get()), BL);
-      acc += BL;
-      r->child()[r->count] = l.detach();
-      r->sizes()[r->count] = acc;
-      ++r->count;  // counted once it is in place: `out` releases it if a later allocation throws
-    }
-    mark_dense(r, 1);
+    const std::size_t run = min_of(len - k, static_cast<std::size_t>(segs[s].last - p));
+    std::memcpy(static_cast<void*>(d + k), p, run * sizeof(T));
+    k += run;
+    p += run;
   }
-  ref t = new_leaf(total - full * BL);
-  copy_next(as_leaf(t.get()), total - full * BL);
-  root = std::move(out);
-  tail = std::move(t);
-  return true;
+  l->count = static_cast<std::uint32_t>(len);
 }
 
 }  // namespace tseq::detail
