@@ -228,7 +228,10 @@ class rrb_vector {
   /// pointer, an update that copies the root (the const& form, or && on a vector sharing it)
   /// lays the leaves from i's to the end out again, full, with the tail (up to B * BL + BL
   /// elements, by memcpy, and B + 3 allocations), so that a look-up stays a radix descent
-  /// (docs/design.md, "Packed roots").
+  /// (docs/design.md, "Packed roots"). In a larger vector of such elements the same update
+  /// lays out the leaf parent holding i from i's leaf on (up to B * BL elements, by memcpy,
+  /// and B + levels() allocations), unless it would hold fewer than B / 2 or more than B
+  /// leaves ("Packed leaf parents").
   [[nodiscard]] rrb_vector insert(size_type i, T v) const& {
     detail::check_position("insert", i, size());
     return insert_unchecked(i, v);
@@ -241,7 +244,7 @@ class rrb_vector {
 
   /// Removes element i. Throws tseq::IndexError if i >= size(). O(B log n); copies the leaf
   /// holding i (and, when it becomes under-full, one sibling) and the inner nodes above it;
-  /// a packed root as for insert.
+  /// packed roots and leaf parents as for insert.
   [[nodiscard]] rrb_vector erase(size_type i) const& {
     detail::check_index("erase", i, size());
     return erase_unchecked(i);

@@ -313,9 +313,11 @@ struct rrb_tree {
   // keeps m..B leaves (docs/design.md, "Packed leaf parents").
   // (Out of line: its runs would otherwise sit in every recursive erase and insert frame.)
   TSEQ_NOINLINE static ref repack_leaf_parent(const inner_t* in, std::size_t i, T* v);
-  // What both layouts share: the runs of the edited leaves, a cursor copying them into new
-  // leaves one after another (fill() from an offset would walk the runs before it again for
-  // every leaf: quadratic in B), and the new leaf parent.
+  // What both layouts share: where they start, the runs of the edited leaves, a cursor
+  // copying them into new leaves one after another (fill() from an offset would walk the runs
+  // before it again for every leaf: quadratic in B), and the new leaf parent.
+  template <class Ends>
+  static std::uint32_t first_laid_out(const Ends& ends, std::uint32_t c, bool dense) noexcept;
   template <class Kids>
   static std::size_t edited_runs(const Kids& kids, std::uint32_t a, std::uint32_t n, std::uint32_t c, std::size_t o,
                                  T* v, seg* segs) noexcept;

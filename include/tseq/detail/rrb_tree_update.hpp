@@ -344,9 +344,8 @@ template <std::uint32_t N, class Kids, class Ends>
 inline bool rrb_tree<T, Bits, LBits>::lay_out_root(const Kids& kids, const Ends& ends, std::uint32_t n, std::uint32_t c,
                                                    std::size_t o, bool dense, node_t* old_tail, T* v, ref& root,
                                                    ref& tail) {
-  std::uint32_t a = dense ? c : 0;
-  while (a < c && ends[a] == (a + std::size_t{1}) * BL) ++a;
-  const std::size_t before = a == 0 ? 0 : ends[a - 1];
+  const std::uint32_t a = first_laid_out(ends, c, dense);
+  const std::size_t before = elements_before(ends, a);
   // Elements from leaf a on, the tail's included, before the edit: >= 2 (leaf c holds i, the
   // tail at least one), so total >= 1.
   const std::size_t kept = ends[n - 1] - before + old_tail->count;
@@ -388,9 +387,8 @@ TSEQ_NOINLINE auto rrb_tree<T, Bits, LBits>::repack_leaf_parent(const inner_t* i
   std::size_t o = i;
   const std::uint32_t c = child_index(in, 1, o);
   const auto sizes = in->sizes();
-  std::uint32_t a = in->dense ? c : 0;
-  while (a < c && sizes[a] == (a + std::size_t{1}) * BL) ++a;
-  const std::size_t before = a == 0 ? 0 : sizes[a - 1];
+  const std::uint32_t a = first_laid_out(sizes, c, in->dense);
+  const std::size_t before = elements_before(sizes, a);
   const std::size_t kept = sizes[in->count - 1u] - before;  // >= 1: leaf c holds i
   const std::size_t total = v != nullptr ? kept + 1 : kept - 1;
   std::size_t full = total / BL;
@@ -416,6 +414,17 @@ TSEQ_NOINLINE auto rrb_tree<T, Bits, LBits>::repack_leaf_parent(const inner_t* i
   }
   mark_dense(p, 1);
   return out;
+}
+
+// The first leaf both layouts rewrite for an edit in leaf c of leaves with cumulative sizes
+// `ends`: c when they are dense, else the first leaf before c that is not full. The leaves
+// before it are full and kept.
+template <class T, unsigned Bits, unsigned LBits>
+template <class Ends>
+inline std::uint32_t rrb_tree<T, Bits, LBits>::first_laid_out(const Ends& ends, std::uint32_t c, bool dense) noexcept {
+  std::uint32_t a = dense ? c : 0;
+  while (a < c && ends[a] == (a + std::size_t{1}) * BL) ++a;
+  return a;
 }
 
 // A new leaf parent with room for cap leaves, holding kids[0, a) (shared; cumulative sizes
