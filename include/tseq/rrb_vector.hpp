@@ -525,8 +525,9 @@ struct rrb_unchecked {
     if (i >= s.tree_size()) return s.tail->cap;
     return V::tree::find_leaf(s.root, s.height, i).leaf->cap;
   }
-  // Sets the look-up hint of every inner node of v's tree to `value`, breaking I6 (for tests
-  // that look-ups and updates stay right from any hint). Nodes v shares change too.
+  // Sets the look-up hint of every inner node of v's tree to `value`, breaking I6, and turns
+  // the bucket tables off so that look-ups go by it (for tests that look-ups and updates stay
+  // right from any hint). Nodes v shares change too.
   template <class V>
   static void set_hints(const V& v, std::uint16_t value) noexcept {
     const auto s = V::ops::view_of(v.h_.get());
@@ -584,6 +585,27 @@ struct rrb_unchecked {
     }
     return {static_cast<double>(dense) / k, static_cast<double>(exact) / k};
   }
+  // The inner nodes of v's tree, those marked dense, those bucketed (I6), and the same for
+  // its leaf parents (height 1).
+  struct LookupShape {
+    std::size_t inner = 0, dense = 0, bucketed = 0, leaf_parents = 0, leaf_parents_bucketed = 0;
+  };
+  template <class V>
+  static LookupShape lookup_shape(const V& v) noexcept {
+    const auto s = V::ops::view_of(v.h_.get());
+    LookupShape out;
+    if (s.root != nullptr) shape_below<typename V::tree>(s.root, s.height, out);
+    return out;
+  }
+  // Points bucket 0 of the first bucketed node of v's tree (depth first) at child 1, breaking
+  // I6 (for the check's test); false if no node is bucketed. Nodes v shares change too.
+  template <class V>
+  static bool break_bucket(const V& v) noexcept {
+    const auto s = V::ops::view_of(v.h_.get());
+    // NOLINTNEXTLINE(cppcoreguidelines-pro-type-const-cast): a test hook that edits a shared node
+    return s.root != nullptr &&
+           break_bucket_below<typename V::tree>(const_cast<typename V::tree::node_t*>(s.root), s.height);
+  }
   template <class V>
   static void tally_hints(const V& v, std::size_t i, HintTally& t) noexcept {
     const auto s = V::ops::view_of(v.h_.get());
@@ -603,10 +625,35 @@ struct rrb_unchecked {
 
  private:
   template <class Tree>
+  static void shape_below(const typename Tree::node_t* n, unsigned h, LookupShape& out) noexcept {
+    if (h == 0) return;
+    const auto* in = Tree::as_inner(n);
+    ++out.inner;
+    out.dense += in->dense ? 1u : 0u;
+    out.bucketed += in->bucketed ? 1u : 0u;
+    out.leaf_parents += h == 1 ? 1u : 0u;
+    out.leaf_parents_bucketed += h == 1 && in->bucketed ? 1u : 0u;
+    for (std::uint32_t c = 0; c < in->count; ++c) shape_below<Tree>(in->child()[c], h - 1, out);
+  }
+  template <class Tree>
+  static bool break_bucket_below(typename Tree::node_t* n, unsigned h) noexcept {
+    if (h == 0) return false;
+    auto* in = Tree::as_inner(n);
+    if (in->bucketed) {
+      in->bucket[0] = 1;
+      return true;
+    }
+    for (std::uint32_t c = 0; c < in->count; ++c) {
+      if (break_bucket_below<Tree>(in->child()[c], h - 1)) return true;
+    }
+    return false;
+  }
+  template <class Tree>
   static void set_hints_below(typename Tree::node_t* n, unsigned h, std::uint16_t value) noexcept {
     if (h == 0) return;
     auto* in = Tree::as_inner(n);
     in->hint = value;
+    in->bucketed = false;  // so that look-ups go by the hint
     for (std::uint32_t c = 0; c < in->count; ++c) set_hints_below<Tree>(in->child()[c], h - 1, value);
   }
 };

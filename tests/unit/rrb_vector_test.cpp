@@ -532,6 +532,19 @@ TYPED_TEST(RrbVector, InvariantCheckNamesAWrongHint) {
   EXPECT_NE(e.find(" has hint 0, not "), std::string::npos) << e;
 }
 
+// check_invariants names a bucket table entry that is not what the sizes give (I6): a stale
+// table would give wrong elements, not only slower look-ups.
+TYPED_TEST(RrbVector, InvariantCheckNamesAWrongBucket) {
+  using V = typename TestFixture::V;
+  using U = tseq::detail::rrb_unchecked;
+  const V v = edited<V>(3 * sizes<V>::n3, 17).first;
+  v.check_invariants();
+  ASSERT_GT(U::lookup_shape(v).bucketed, 0u) << "no bucketed node after random edits";
+  ASSERT_TRUE(U::break_bucket(v));
+  const std::string e = error_of<std::logic_error>([&] { v.check_invariants(); });
+  EXPECT_NE(e.find(" has bucket 0 at child 1, not 0"), std::string::npos) << e;
+}
+
 // A tree built by push_back, by the builder, or cut by take from one is regular (I4): its
 // look-ups take the radix path, reading no node's header. An edit in the middle leaves a short
 // leaf inside, and the flag goes; each look-up is still right either way.

@@ -115,6 +115,12 @@ struct node {
   // to height 1; so the radix of an index picks the child at every level below (the other
   // children are full). Never set when it is not true; may be clear when it is.
   bool regular : 1 = false;
+  // Inner only, not `dense`: the child holding element i is one of the three from
+  // inner_node::bucket[i >> shift] on, shift the radix shift of the node's height
+  // (rrb_tree::set_lookup, I6). Set only where the node's sizes allow it (by erase and insert
+  // wherever they do): unlike the hint, the table decides a look-up, so a stale one would
+  // give a wrong element (the invariant check recomputes it).
+  bool bucketed : 1 = false;
   // Leaf or inner: the entries its allocation has room for (count <= cap <= the tree's leaf
   // or inner width). A copy made for a persistent update is allocated exactly (cap = count); nodes that grow in place
   // (the tail, the builder's, the rightmost path) get the full width.
@@ -181,16 +187,20 @@ struct leaf_node : node<T, Bits> {
   }
 };
 
-// Up to `cap` children. One allocation holds the size table, the header and the children:
+// Up to `cap` children. One allocation holds the size table, the header, the bucket table and
+// the children:
 //
-//   sizes[cap-1] .. sizes[1] sizes[0] | header | child[0] child[1] .. child[cap-1]
-//                                     ^ the node's address
+//   sizes[cap-1] .. sizes[0] 0 | header | bucket[0 .. B) | child[0] .. child[cap-1]
+//                              ^ the node's address
 //
-// child[c] lies 16 + 8c bytes after the node and sizes[c] 8(c + 1) bytes before it: offsets
-// fixed by c alone, so that a descent asks for both before the header arrives, and a node
-// allocated for fewer than B children takes no room for the rest (docs/design.md, "Node
-// sizes"). sizes()[i] is the number of elements in children [0, i]. A null child slot only
-// exists transiently while an algorithm holds that child.
+// child[c] lies 16 + B + 8c bytes after the node and sizes[c] 8(c + 2) bytes before it:
+// offsets fixed by c alone, so that a descent asks for both before the header arrives, and a
+// node allocated for fewer than B children takes no room for the rest (docs/design.md, "Node
+// sizes"). sizes()[i] is the number of elements in children [0, i]; the zero before the
+// header is sizes().before(0), so that the elements before child c are one load for any c,
+// no test of c == 0 (written by the constructor, never changed). bucket[] is read only
+// when the node is `bucketed` (B bytes: 32 at B = 32, beside a table of 8 per child). A null
+// child slot only exists transiently while an algorithm holds that child.
 template <class T, unsigned Bits>
 struct inner_node : node<T, Bits> {
   using base = node<T, Bits>;
@@ -205,15 +215,25 @@ struct inner_node : node<T, Bits> {
    public:
     explicit table(P* node) noexcept : node_(node) {}
     S& operator[](std::size_t i) const noexcept {
-      return *std::launder(reinterpret_cast<S*>(node_ - (i + 1) * sizeof(std::size_t)));
+      return *std::launder(reinterpret_cast<S*>(node_ - (i + 2) * sizeof(std::size_t)));
+    }
+    // The elements in children [0, c): sizes[c - 1], and 0 for c = 0.
+    [[nodiscard]] const std::size_t& before(std::size_t c) const noexcept {
+      return *std::launder(reinterpret_cast<const std::size_t*>(node_ - (c + 1) * sizeof(std::size_t)));
     }
 
    private:
     P* node_;
   };
 
-  // NOLINTNEXTLINE(cppcoreguidelines-pro-type-member-init): [0, count) are set
-  explicit inner_node(std::size_t c) noexcept : base(false, c) {}
+  // In a `bucketed` node at height h, bucket[b] is the child holding element b << shift(h),
+  // at most count - 2 (rrb_tree::bucket_of); unset otherwise.
+  std::uint8_t bucket[base::width];
+
+  // NOLINTNEXTLINE(cppcoreguidelines-pro-type-member-init): [0, count) are set; bucket[] when bucketed
+  explicit inner_node(std::size_t c) noexcept : base(false, c) {
+    ::new (static_cast<void*>(reinterpret_cast<unsigned char*>(this) - sizeof(std::size_t))) std::size_t{0};
+  }
   inner_node(const inner_node&) = delete;
   inner_node& operator=(const inner_node&) = delete;
   ~inner_node() {
@@ -236,12 +256,12 @@ struct inner_node : node<T, Bits> {
   [[nodiscard]] table<const std::size_t, const unsigned char> sizes() const noexcept {
     return table<const std::size_t, const unsigned char>(reinterpret_cast<const unsigned char*>(this));
   }
-  // Bytes of an inner node with room for c children (table, header, children), a multiple of
-  // 8; the first prefix(c) of them hold the table.
+  // Bytes of an inner node with room for c children (table and its zero, header, buckets,
+  // children), a multiple of 8; the first prefix(c) of them hold the table and its zero.
   static constexpr std::size_t bytes(std::size_t c) noexcept {
     return node_cache::round_up(prefix(c) + sizeof(inner_node) + c * sizeof(base*));
   }
-  static constexpr std::size_t prefix(std::size_t c) noexcept { return c * sizeof(std::size_t); }
+  static constexpr std::size_t prefix(std::size_t c) noexcept { return (c + 1) * sizeof(std::size_t); }
 };
 
 // The header of an rrb_vector that has a tree: the tree's root, the tail leaf (the last 1..BL

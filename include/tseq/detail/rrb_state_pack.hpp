@@ -95,7 +95,8 @@ inline const T& rrb_state_ops<T, Bits, LBits>::lookup(const node_t* h, std::size
   const auto* r = static_cast<const header_t*>(h);
   if (i >= r->tree_size) return tree::as_leaf(r->tail.get())->data()[i - r->tree_size];
   const node_t* root = r->root.get();
-  const auto p = root->regular ? tree::find_leaf_regular(root, r->height, i) : tree::find_leaf(root, r->height, i);
+  const auto p = root->regular ? tree::find_leaf_regular(root, r->height, i)
+                               : tree::find_leaf(root, r->height, i, r->tree_size <= tree::bucket_lookup_max);
   return p.leaf->data()[p.offset];
 }
 

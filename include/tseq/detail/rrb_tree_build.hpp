@@ -13,6 +13,7 @@
 // The other parts build on these; none of these calls them.
 // Included through tseq/detail/rrb_tree.hpp.
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -173,23 +174,147 @@ inline std::size_t rrb_tree<T, Bits, LBits>::split_point(std::size_t k, bool rig
 
 // Sets `dense` (I4) from the size table alone: the first count-1 children are all full
 // exactly when together they hold (count-1) * full_size(h - 1) elements, since none can hold
-// more. Then `hint` (I6), from the same children: 1.0 when dense, else one division.
+// more. Then the look-up's `bucketed`, `hint` and bucket table (I6), from the same children
+// (`bucket`: see set_lookup).
 template <class T, unsigned Bits, unsigned LBits>
-inline void rrb_tree<T, Bits, LBits>::mark_dense(inner_t* in, unsigned h) noexcept {
+inline void rrb_tree<T, Bits, LBits>::mark_dense(inner_t* in, unsigned h, bool bucket) noexcept {
   const std::uint32_t k = in->count - 1u;
   if (k == 0) {
     in->dense = true;
-    in->hint = hint_one;
   } else {
     // s == k * 2^shift(h) without a division (a 64-bit divide was a few percent of a push_back
     // of ints); a subtree too large for size_t is never full.
     const unsigned sh = shift(h);
     const std::size_t s = in->sizes()[k - 1];
     in->dense = sh < std::numeric_limits<std::size_t>::digits && (s >> sh) == k && (s & low_mask(h)) == 0;
-    // (A dense node's hint is exactly 1.0: no division on push_back's path.)
-    in->hint = in->dense ? hint_one : hint_of(in, h);
   }
+  set_lookup(in, h, bucket);
   mark_regular(in, h);
+}
+
+// The look-up fields (I6) from `dense` and the size table. A dense node: hint 1.0, not
+// bucketed (nothing to compute on push_back's path). Else bucketed where bucket_shift allows,
+// the table filled without a branch on the sizes: each child before the last two marks the
+// first bucket starting after its end, and a running sum over the B buckets counts the
+// children ending at or before each bucket's start (O(count + B)). Else the hint, one
+// division. Without `bucket` (slicing and concatenation: I6 lets a node keep the hint) the
+// hint: a table filled for each node on a take's or drop's cut cost them 5 to 8% (10^5 and
+// 10^6 ints, side by side 2026-12-07), where the trees a loop indexes come from erase and
+// insert, whose path copies keep their parent's table up to date by the buckets that moved
+// (resized_by_one).
+template <class T, unsigned Bits, unsigned LBits>
+inline void rrb_tree<T, Bits, LBits>::set_lookup(inner_t* in, unsigned h, bool bucket) noexcept {
+  unsigned sh = 0;
+  // (A dense node's hint is exactly 1.0: no division on push_back's path.)
+  in->hint = in->dense ? hint_one : hint_of(in, h);
+  if (in->dense || !bucket || !bucket_shift(in, h, sh)) {
+    in->bucketed = false;
+    return;
+  }
+  in->bucketed = true;
+  const auto sizes = in->sizes();
+  const std::uint32_t stop = in->count - 2u;  // the last child's buckets start a child early
+  std::uint8_t* table = in->bucket;
+  const std::size_t round = (std::size_t{1} << sh) - 1;
+  if constexpr (std::endian::native == std::endian::little && B % 8 == 0) {
+    // Each child before the last two marks the first bucket starting after its end (< B:
+    // bucket_shift), in words of eight byte counters (counted in bytes, the words' loads below
+    // waited on the byte stores: a failed store forward). Then the running sum eight buckets
+    // at a time: times 0x0101..01, byte k of a word becomes the sum of its bytes 0..k (no sum
+    // exceeds B - 2 < 256, so no byte carries into the next).
+    std::uint64_t words[B / 8] = {};
+    for (std::uint32_t c = 0; c < stop; ++c) {
+      const std::size_t b = (sizes[c] + round) >> sh;
+      words[b / 8] += std::uint64_t{1} << (8 * (b % 8));
+    }
+    std::uint64_t carry = 0;
+    for (std::size_t k = 0; k < B / 8; ++k) {
+      const std::uint64_t w = words[k] * 0x0101010101010101u + carry;
+      std::memcpy(table + 8 * k, &w, 8);
+      carry = (w >> 56) * 0x0101010101010101u;
+    }
+  } else {
+    std::memset(table, 0, B);
+    for (std::uint32_t c = 0; c < stop; ++c) ++table[(sizes[c] + round) >> sh];
+    std::uint8_t sum = 0;
+    for (std::size_t b = 0; b < B; ++b) {
+      sum = static_cast<std::uint8_t>(sum + table[b]);
+      table[b] = sum;
+    }
+  }
+}
+
+// Child c grew or shrank by one element, sizes[c, count) already moved: the look-up fields
+// (I6) as mark_resized would set them. A bucketed node that stays so (child c keeps half a
+// full subtree; the node neither becomes dense nor full but its last two children) changes
+// only the buckets whose start one of the moved ends crossed, one in 2^shift(h) of them
+// (an in-place erase + push_back of ints at 10^6 spent a third more time refilling tables).
+template <class T, unsigned Bits, unsigned LBits>
+inline void rrb_tree<T, Bits, LBits>::resized_by_one(inner_t* in, unsigned h, std::uint32_t c, bool grew) noexcept {
+  if (!in->bucketed || c + 1 >= in->count) {
+    mark_resized(in, h, c);
+    return;
+  }
+  const auto sizes = in->sizes();
+  const unsigned sh = shift(h);
+  const std::uint32_t k = in->count - 1u;
+  const bool dense = sizes[k - 1] == std::size_t{k} << sh;
+  const bool exact = k >= 2 && sizes[k - 2] == std::size_t{k - 1u} << sh;
+  if (dense || exact || sizes[c] - sizes.before(c) < (std::size_t{1} << sh) / 2) {
+    mark_dense(in, h);
+    return;
+  }
+  in->hint = hint_of(in, h);
+  const std::size_t low = (std::size_t{1} << sh) - 1;
+  const std::uint32_t stop = in->count - 2u;
+  for (std::uint32_t j = c; j < stop; ++j) {
+    const std::size_t end = grew ? sizes[j] - 1 : sizes[j];  // the one of old and new ends that is lower
+    if ((end & low) == 0) {
+      // The bucket starting at `end` had child j end at its start (grew: no longer) or not
+      // (shrank: now it does).
+      std::uint8_t& e = in->bucket[end >> sh];
+      e = static_cast<std::uint8_t>(grew ? e - 1 : e + 1);
+    }
+  }
+}
+
+// Whether the node (count >= 2) at height h can be `bucketed`, and the buckets' shift:
+// shift(h), so that bucket b holds the elements whose radix is b (no child holds more than
+// 2^shift(h), so i >> shift(h) < B). Allowed where every child but the last holds at least
+// half of that: two starts of children strictly inside one bucket would then need two
+// children holding less than a bucket between them, so a bucket meets at most three children
+// (bucketed_child). After random edits a leaf parent's leaves hold BL/2 to BL (I3), so it is
+// bucketed unless a concatenation left a shorter seam leaf; above it, where subtrees differ
+// more, nodes often keep the hint.
+template <class T, unsigned Bits, unsigned LBits>
+inline bool rrb_tree<T, Bits, LBits>::bucket_shift(const inner_t* in, unsigned h, unsigned& sh) noexcept {
+  const auto sizes = in->sizes();
+  const std::uint32_t last = in->count - 1u;
+  TSEQ_ASSERT(last >= 1, "bucket_shift: a node of one child");
+  sh = shift(h);
+  if (sh + Bits >= std::numeric_limits<std::size_t>::digits) return false;
+  // All children but the last two full: the hint's radix guess is exact there (hint_of).
+  if (last >= 2 && sizes[last - 2] == std::size_t{last - 1u} << sh) return false;
+  const std::size_t half = (std::size_t{1} << sh) / 2;
+  std::size_t prev = 0;
+  for (std::uint32_t c = 0; c < last; ++c) {
+    if (sizes[c] - prev < half) return false;
+    prev = sizes[c];
+  }
+  return true;
+}
+
+// The bucket table entry b that set_lookup writes for shift sh: the child holding element
+// b << sh, at most count - 2 (so that bucketed_child reads sizes[t + 1] without a test: a
+// bucket starting in the last child gives the one before, and the compare with its size
+// moves on). For the invariant check.
+template <class T, unsigned Bits, unsigned LBits>
+inline std::uint32_t rrb_tree<T, Bits, LBits>::bucket_of(const inner_t* in, unsigned sh, std::size_t b) noexcept {
+  const auto sizes = in->sizes();
+  const std::uint32_t stop = in->count - 2u;
+  std::uint32_t c = 0;
+  while (c < stop && sizes[c] <= (b << sh)) ++c;
+  return c;
 }
 
 // Sets `regular` (I4) from `dense` and the last child's `regular`: called after that child's
@@ -229,13 +354,13 @@ inline std::uint16_t rrb_tree<T, Bits, LBits>::hint_of(const inner_t* in, unsign
 
 // Recomputes sizes[from, count) from those children (reading only them), then `dense`.
 template <class T, unsigned Bits, unsigned LBits>
-inline void rrb_tree<T, Bits, LBits>::resize_from(inner_t* in, unsigned h, std::uint32_t from) noexcept {
+inline void rrb_tree<T, Bits, LBits>::resize_from(inner_t* in, unsigned h, std::uint32_t from, bool bucket) noexcept {
   std::size_t acc = from == 0 ? 0 : in->sizes()[from - 1];
   for (std::uint32_t i = from; i < in->count; ++i) {
     acc += size_of(in->child()[i]);
     in->sizes()[i] = acc;
   }
-  mark_dense(in, h);
+  mark_dense(in, h, bucket);
 }
 
 // Recomputes sizes[] and `dense` of an inner node at height h (reads every child).
@@ -352,6 +477,10 @@ inline auto rrb_tree<T, Bits, LBits>::copy_inner(inner_t* src, std::size_t cap) 
   dst->dense = src->dense;
   dst->regular = src->regular;
   dst->hint = src->hint;
+  dst->bucketed = src->bucketed;
+  if (src->bucketed) {
+    for (std::size_t b = 0; b < B; ++b) dst->bucket[b] = src->bucket[b];
+  }
   if constexpr (!Share) src->count = 0;
   return out;
 }

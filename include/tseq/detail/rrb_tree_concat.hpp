@@ -75,7 +75,7 @@ inline auto rrb_tree<T, Bits, LBits>::join_right(ref x, unsigned h, ref b, unsig
   const std::uint32_t c = in->count - 1;
   ref ex;
   in->child()[c] = join_right(take_child(in, c), h - 1, std::move(b), hb, ex).detach();
-  resize_from(in, h, c);  // reads only the new last child
+  resize_from(in, h, c, false);  // reads only the new last child
   if (ex) {
     const std::size_t size = size_of(ex.get());
     add_child(x, h, c + 1, std::move(ex), size, true, extra);
@@ -99,7 +99,7 @@ inline auto rrb_tree<T, Bits, LBits>::join_left(ref y, unsigned h, bool rightmos
     const std::size_t size = size_of(ex.get());
     add_child(y, h, 1, std::move(ex), size, rightmost, extra);
   } else {
-    mark_dense(in, h);
+    mark_dense(in, h, false);
   }
   return y;
 }
@@ -131,7 +131,7 @@ TSEQ_NOINLINE auto rrb_tree<T, Bits, LBits>::chain_over(ref& l, unsigned top) ->
   for (unsigned k = 1; k < top; ++k) {
     inner_t* c = as_inner(chain[k].get());
     insert_slot(c, 0, std::move(below), BL);
-    mark_dense(c, k);
+    mark_dense(c, k, false);
     below = std::move(chain[k]);
   }
   return below;
@@ -165,10 +165,10 @@ inline bool rrb_tree<T, Bits, LBits>::append_leaf_in_place(node_t* r, unsigned h
   // (else make_room's move: the general path).
   if (room == 0 || n->count < mL || path[room]->count == path[room]->cap) return false;
   insert_slot(path[room], path[room]->count, room == 1 ? std::move(l) : chain_over(l, room), BL);
-  mark_dense(path[room], room);
+  mark_dense(path[room], room, false);
   for (unsigned k = room + 1; k <= h; ++k) {
     resize_slot(path[k], path[k]->count - 1, 0, BL);  // its last child grew by BL
-    mark_dense(path[k], k);
+    mark_dense(path[k], k, false);
   }
   return true;
 }

@@ -53,7 +53,7 @@ inline auto rrb_tree<T, Bits, LBits>::take(ref n, unsigned h, std::size_t k, ref
     in->sizes()[c] = (c == 0 ? 0 : in->sizes()[c - 1]) + size_of(sub.get());
     in->child()[c] = sub.detach();
   }
-  mark_dense(in, h);
+  mark_dense(in, h, false);
   return n;
 }
 
@@ -88,7 +88,7 @@ inline auto rrb_tree<T, Bits, LBits>::take_shared(node_t* n, unsigned h, std::si
     o->child()[c] = sub.detach();
     ++o->count;
   }
-  mark_dense(o, h);
+  mark_dense(o, h, false);
   return out;
 }
 
@@ -123,7 +123,7 @@ inline auto rrb_tree<T, Bits, LBits>::drop(ref n, unsigned h, std::size_t k) -> 
   }
   in->count -= c;
   if (off > 0) in->child()[0] = drop(take_child(in, 0), h - 1, off).detach();
-  mark_dense(in, h);
+  mark_dense(in, h, false);
   return n;
 }
 
@@ -147,7 +147,7 @@ inline auto rrb_tree<T, Bits, LBits>::drop_shared(node_t* n, unsigned h, std::si
   o->sizes()[0] = in->sizes()[c] - k;
   o->count = 1;
   append_slots(o, in, c + 1, in->count, true);
-  mark_dense(o, h);
+  mark_dense(o, h, false);
   return out;
 }
 

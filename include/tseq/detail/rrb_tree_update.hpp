@@ -78,7 +78,7 @@ inline auto rrb_tree<T, Bits, LBits>::erase(ref n, unsigned h, std::size_t i, bo
   in->child()[c] = child.detach();
   for (std::uint32_t j = c; j < in->count; ++j) --in->sizes()[j];
   if (!small) {
-    mark_resized(in, h, c);
+    resized_by_one(in, h, c, false);
     return n;
   }
   // An under-full child borrows from or merges with a sibling (the left one when it has one).
@@ -152,7 +152,7 @@ inline auto rrb_tree<T, Bits, LBits>::insert(ref n, unsigned h, std::size_t i, T
   in->child()[c] = insert(take_child(in, c), h - 1, i, v, child_rightmost, ex).detach();
   if (!ex) {
     for (std::uint32_t j = c; j < in->count; ++j) ++in->sizes()[j];
-    mark_resized(in, h, c);
+    resized_by_one(in, h, c, true);
     return n;
   }
   // Child c split in two: its first part stays in slot c, the second goes after it.
