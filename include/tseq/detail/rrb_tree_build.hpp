@@ -192,16 +192,16 @@ inline void rrb_tree<T, Bits, LBits>::mark_dense(inner_t* in, unsigned h, bool b
   mark_regular(in, h);
 }
 
-// The look-up fields (I6) from `dense` and the size table. A dense node: hint 1.0, not
-// bucketed (nothing to compute on push_back's path). Else bucketed where bucket_shift allows,
-// the table filled without a branch on the sizes: each child before the last two marks the
-// first bucket starting after its end, and a running sum over the B buckets counts the
-// children ending at or before each bucket's start (O(count + B)). Else the hint, one
-// division. Without `bucket` (slicing and concatenation: I6 lets a node keep the hint) the
-// hint: a table filled for each node on a take's or drop's cut cost them 5 to 8% (10^5 and
-// 10^6 ints, side by side 2026-12-07), where the trees a loop indexes come from erase and
-// insert, whose path copies keep their parent's table up to date by the buckets that moved
-// (resized_by_one).
+// The look-up fields (I6) from `dense` and the size table. The hint always: 1.0 in a dense
+// node (nothing to compute on push_back's path, and never bucketed), else one division.
+// Then bucketed where bucket_shift allows, the table filled without a branch on the sizes:
+// each child before the last two marks the first bucket starting after its end, and a
+// running sum over the B buckets counts the children ending at or before each bucket's start
+// (O(count + B)). Without `bucket` (slicing and concatenation; I6 allows a node that could be
+// bucketed not to be) no table: one filled for each node on a take's or drop's cut cost them
+// 5 to 8% (10^5 and 10^6 ints, side by side 2026-12-07), where the trees a loop indexes come
+// from erase and insert, whose path copies keep their table up to date by the buckets that
+// moved (resized_by_one).
 template <class T, unsigned Bits, unsigned LBits>
 inline void rrb_tree<T, Bits, LBits>::set_lookup(inner_t* in, unsigned h, bool bucket) noexcept {
   unsigned sh = 0;
