@@ -172,22 +172,22 @@ inline std::size_t rrb_tree<T, Bits, LBits>::split_point(std::size_t k, bool rig
   return (k + 1) / 2;
 }
 
-// Sets `dense` (I4) from the size table alone: the first count-1 children are all full
-// exactly when together they hold (count-1) * full_size(h - 1) elements, since none can hold
-// more. Then the look-up's `bucketed`, `hint` and bucket table (I6), from the same children
-// (`bucket`: see set_lookup).
+// Whether children [0, k) of `in` (height h) are all full subtrees, from the size table
+// alone: exactly when together they hold k << shift(h) elements, since none can hold more.
+// s == k << shift(h) without a division (a 64-bit divide was a few percent of a push_back of
+// ints); a subtree too large for size_t is never full.
+template <class T, unsigned Bits, unsigned LBits>
+inline bool rrb_tree<T, Bits, LBits>::children_full(const inner_t* in, unsigned h, std::uint32_t k) noexcept {
+  const unsigned sh = shift(h);
+  const std::size_t s = in->sizes().before(k);
+  return k == 0 || (sh < std::numeric_limits<std::size_t>::digits && (s >> sh) == k && (s & low_mask(h)) == 0);
+}
+
+// Sets `dense` (I4): all children but the last full. Then the look-up's `bucketed`, `hint`
+// and bucket table (I6), from the same children (`bucket`: see set_lookup).
 template <class T, unsigned Bits, unsigned LBits>
 inline void rrb_tree<T, Bits, LBits>::mark_dense(inner_t* in, unsigned h, bool bucket) noexcept {
-  const std::uint32_t k = in->count - 1u;
-  if (k == 0) {
-    in->dense = true;
-  } else {
-    // s == k * 2^shift(h) without a division (a 64-bit divide was a few percent of a push_back
-    // of ints); a subtree too large for size_t is never full.
-    const unsigned sh = shift(h);
-    const std::size_t s = in->sizes()[k - 1];
-    in->dense = sh < std::numeric_limits<std::size_t>::digits && (s >> sh) == k && (s & low_mask(h)) == 0;
-  }
+  in->dense = children_full(in, h, in->count - 1u);
   set_lookup(in, h, bucket);
   mark_regular(in, h);
 }
@@ -219,8 +219,9 @@ inline void rrb_tree<T, Bits, LBits>::set_lookup(inner_t* in, unsigned h, bool b
   if constexpr (std::endian::native == std::endian::little && B % 8 == 0) {
     // Each child before the last two marks the first bucket starting after its end (< B:
     // bucket_shift), in words of eight byte counters (counted in bytes, the words' loads below
-    // waited on the byte stores: a failed store forward). Then the running sum eight buckets
-    // at a time: times 0x0101..01, byte k of a word becomes the sum of its bytes 0..k (no sum
+    // waited on the byte stores: a failed store forward; a byte loop throughout took the
+    // in-place erase + push_back of 10^6 tensors 385 -> 552 ns). Then the running sum eight
+    // buckets at a time: times 0x0101..01, byte k of a word becomes the sum of its bytes 0..k (no sum
     // exceeds B - 2 < 256, so no byte carries into the next).
     std::uint64_t words[B / 8] = {};
     for (std::uint32_t c = 0; c < stop; ++c) {
@@ -248,7 +249,8 @@ inline void rrb_tree<T, Bits, LBits>::set_lookup(inner_t* in, unsigned h, bool b
 // (I6) as mark_resized would set them. A bucketed node that stays so (child c keeps half a
 // full subtree; the node neither becomes dense nor full but its last two children) changes
 // only the buckets whose start one of the moved ends crossed, one in 2^shift(h) of them
-// (an in-place erase + push_back of ints at 10^6 spent a third more time refilling tables).
+// (refilling instead took the in-place erase + push_back of 10^6 ints 265 -> 420 ns:
+// docs/decisions.md, "Look-ups").
 template <class T, unsigned Bits, unsigned LBits>
 inline void rrb_tree<T, Bits, LBits>::resized_by_one(inner_t* in, unsigned h, std::uint32_t c, bool grew) noexcept {
   if (!in->bucketed || c + 1 >= in->count) {
@@ -257,10 +259,11 @@ inline void rrb_tree<T, Bits, LBits>::resized_by_one(inner_t* in, unsigned h, st
   }
   const auto sizes = in->sizes();
   const unsigned sh = shift(h);
-  const std::uint32_t k = in->count - 1u;
-  const bool dense = sizes[k - 1] == std::size_t{k} << sh;
-  const bool exact = k >= 2 && sizes[k - 2] == std::size_t{k - 1u} << sh;
-  if (dense || exact || sizes[c] - sizes.before(c) < (std::size_t{1} << sh) / 2) {
+  const std::uint32_t k = in->count - 1u;  // the last child
+  // Still bucketed unless it became dense or full but its last two (bucket_shift), or child
+  // c fell under half a full subtree; the other children did not change.
+  if (children_full(in, h, k) || (k >= 2 && children_full(in, h, k - 1u)) ||
+      sizes[c] - sizes.before(c) < (std::size_t{1} << sh) / 2) {
     mark_dense(in, h);
     return;
   }
@@ -294,7 +297,7 @@ inline bool rrb_tree<T, Bits, LBits>::bucket_shift(const inner_t* in, unsigned h
   sh = shift(h);
   if (sh + Bits >= std::numeric_limits<std::size_t>::digits) return false;
   // All children but the last two full: the hint's radix guess is exact there (hint_of).
-  if (last >= 2 && sizes[last - 2] == std::size_t{last - 1u} << sh) return false;
+  if (last >= 2 && children_full(in, h, last - 1u)) return false;
   const std::size_t half = (std::size_t{1} << sh) / 2;
   std::size_t prev = 0;
   for (std::uint32_t c = 0; c < last; ++c) {
@@ -346,7 +349,7 @@ inline std::uint16_t rrb_tree<T, Bits, LBits>::hint_of(const inner_t* in, unsign
   if (in->count < 2 || !hint_usable(h)) return hint_one;
   // All children but the last two full (a repacked leaf parent's evened-out end): the radix
   // guess is right up to the last two, where an average would drift a child ahead.
-  if (in->count >= 3 && in->sizes()[in->count - 3] == std::size_t{in->count - 2u} << shift(h)) return hint_one;
+  if (in->count >= 3 && children_full(in, h, in->count - 2u)) return hint_one;
   const std::size_t before_last = in->sizes()[in->count - 2];
   const std::size_t f = (std::size_t{in->count - 1u} << (shift(h) + node_t::hint_bits)) / before_last;
   return static_cast<std::uint16_t>(f < 0xFFFF ? f : 0xFFFF);

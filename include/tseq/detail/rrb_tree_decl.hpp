@@ -272,7 +272,7 @@ struct rrb_tree {
   // The bucket tables serve a look-up in a tree of at most this many elements. Their child
   // waits on the size table's loads, where a hint's guess that is right lets the processor
   // load the child at once: in cache the table wins (random reads of 10^3 and 10^5 edited
-  // tensors 10.6 -> 7.9 and 23.7 -> 17.7 ns), out of it the guess (10^6: 53.9 -> 61.5 ns
+  // tensors 10.6 -> 8.0 and 22.4 -> 19.0 ns), out of it the guess (10^6: 53.9 -> 61.5 ns
   // with the tables; docs/decisions.md, "Look-ups"). 2^17 elements of 8 bytes and their
   // nodes take about 1.2 MB.
   static constexpr std::size_t bucket_lookup_max = std::size_t{1} << 17;
@@ -303,6 +303,7 @@ struct rrb_tree {
   static void mark_dense(inner_t* in, unsigned h, bool bucket = true) noexcept;
   static void mark_regular(inner_t* in, unsigned h) noexcept;
   static void mark_resized(inner_t* in, unsigned h, std::uint32_t c) noexcept;
+  static bool children_full(const inner_t* in, unsigned h, std::uint32_t k) noexcept;
   static std::uint16_t hint_of(const inner_t* in, unsigned h) noexcept;
   static bool bucket_shift(const inner_t* in, unsigned h, unsigned& shift) noexcept;
   static std::uint32_t bucket_of(const inner_t* in, unsigned shift, std::size_t b) noexcept;
