@@ -606,6 +606,16 @@ struct rrb_unchecked {
     return s.root != nullptr &&
            break_bucket_below<typename V::tree>(const_cast<typename V::tree::node_t*>(s.root), s.height);
   }
+  // Marks the root of v's tree bucketed, which I6 allows only at a leaf parent (for the check's
+  // test); false unless the root is a relaxed node above the leaf parents. Nodes v shares change too.
+  template <class V>
+  static bool bucket_root(const V& v) noexcept {
+    const auto s = V::ops::view_of(v.h_.get());
+    if (s.root == nullptr || s.height < 2 || V::tree::as_inner(s.root)->dense) return false;
+    // NOLINTNEXTLINE(cppcoreguidelines-pro-type-const-cast): a test hook that edits a shared node
+    V::tree::as_inner(const_cast<typename V::tree::node_t*>(s.root))->bucketed = true;
+    return true;
+  }
   template <class V>
   static void tally_hints(const V& v, std::size_t i, HintTally& t) noexcept {
     const auto s = V::ops::view_of(v.h_.get());

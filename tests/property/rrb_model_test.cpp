@@ -613,6 +613,7 @@ TEST(RrbBalance, PersistentRandomEditsLeaveLeafParentsBucketed) {
       "dense %zu, bucketed %zu\n",
       sh.leaf_parents_bucketed, sh.leaf_parents, share, sh.inner, sh.dense, sh.bucketed);
   EXPECT_GE(share, 0.9);
+  EXPECT_EQ(sh.bucketed, sh.leaf_parents_bucketed) << "a node above the leaf parents is bucketed";
 }
 
 // And inner nodes: a full parent that splits shares its children with a neighbour that has

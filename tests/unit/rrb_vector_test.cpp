@@ -533,16 +533,36 @@ TYPED_TEST(RrbVector, InvariantCheckNamesAWrongHint) {
 }
 
 // check_invariants names a bucket table entry that is not what the sizes give (I6): a stale
-// table would give wrong elements, not only slower look-ups.
+// table would give wrong elements, not only slower look-ups. Edited in place: a persistent
+// edit of `int`s may lay its leaf parent out dense again (packed leaf parents), and with
+// B = 8 none was left bucketed.
 TYPED_TEST(RrbVector, InvariantCheckNamesAWrongBucket) {
   using V = typename TestFixture::V;
   using U = tseq::detail::rrb_unchecked;
-  const V v = edited<V>(3 * sizes<V>::n3, 17).first;
+  V v = make<V>(sizes<V>::n4);
+  std::mt19937 rng(17);
+  for (std::size_t k = 0; k < 3 * sizes<V>::n3; ++k) {
+    const std::size_t p = rng() % v.size();
+    v = k % 2 == 0 ? std::move(v).erase(p) : std::move(v).insert(p, -as_int(k));
+  }
   v.check_invariants();
   ASSERT_GT(U::lookup_shape(v).bucketed, 0u) << "no bucketed node after random edits";
   ASSERT_TRUE(U::break_bucket(v));
   const std::string e = error_of<std::logic_error>([&] { v.check_invariants(); });
   EXPECT_NE(e.find(" has bucket 0 at child 1, not 0"), std::string::npos) << e;
+}
+
+// Only leaf parents may be bucketed (I6: above them the hint's guess is cheaper), and the check
+// says so of a relaxed root above them, whatever its table holds.
+TYPED_TEST(RrbVector, InvariantCheckNamesABucketedNodeAboveTheLeafParents) {
+  using V = typename TestFixture::V;
+  using U = tseq::detail::rrb_unchecked;
+  const V v = edited<V>(3 * sizes<V>::n3, 17).first;
+  v.check_invariants();
+  ASSERT_EQ(U::lookup_shape(v).bucketed, U::lookup_shape(v).leaf_parents_bucketed);
+  ASSERT_TRUE(U::bucket_root(v)) << "the root is dense or a leaf parent";
+  const std::string e = error_of<std::logic_error>([&] { v.check_invariants(); });
+  EXPECT_NE(e.find("rrb_vector invariant broken: node at root is bucketed and may not be"), std::string::npos) << e;
 }
 
 // A tree built by push_back, by the builder, or cut by take from one is regular (I4): its

@@ -115,11 +115,10 @@ struct node {
   // to height 1; so the radix of an index picks the child at every level below (the other
   // children are full). Never set when it is not true; may be clear when it is.
   bool regular : 1 = false;
-  // Inner only, not `dense`: the child holding element i is one of the three from
-  // inner_node::bucket[i >> shift] on, shift the radix shift of the node's height
-  // (rrb_tree::set_lookup, I6). Set only where the node's sizes allow it (by erase and insert
-  // wherever they do): unlike the hint, the table decides a look-up, so a stale one would
-  // give a wrong element (the invariant check recomputes it).
+  // Leaf parents only, not `dense`: the child holding element i is one of the three from
+  // inner_node::bucket[i >> LBits] on (rrb_tree::set_lookup, I6). Set only where the node's
+  // sizes allow it (by erase and insert wherever they do): unlike the hint, the table decides
+  // a look-up, so a stale one would give a wrong element (the invariant check recomputes it).
   bool bucketed : 1 = false;
   // Leaf or inner: the entries its allocation has room for (count <= cap <= the tree's leaf
   // or inner width). A copy made for a persistent update is allocated exactly (cap = count); nodes that grow in place
@@ -226,7 +225,7 @@ struct inner_node : node<T, Bits> {
     P* node_;
   };
 
-  // In a `bucketed` node at height h, bucket[b] is the child holding element b << shift(h),
+  // In a `bucketed` node (a leaf parent), bucket[b] is the child holding element b << LBits,
   // at most count - 2 (rrb_tree::bucket_of); unset otherwise.
   std::uint8_t bucket[base::width];
 

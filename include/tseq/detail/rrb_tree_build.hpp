@@ -194,7 +194,7 @@ inline void rrb_tree<T, Bits, LBits>::mark_dense(inner_t* in, unsigned h, bool b
 
 // The look-up fields (I6) from `dense` and the size table. The hint always: 1.0 in a dense
 // node (nothing to compute on push_back's path, and never bucketed), else one division.
-// Then bucketed where bucket_shift allows, the table filled without a branch on the sizes:
+// Then bucketed where bucketable allows, the table filled without a branch on the sizes:
 // each child before the last two marks the first bucket starting after its end, and a
 // running sum over the B buckets counts the children ending at or before each bucket's start
 // (O(count + B)). Without `bucket` (slicing and concatenation; I6 allows a node that could be
@@ -204,10 +204,9 @@ inline void rrb_tree<T, Bits, LBits>::mark_dense(inner_t* in, unsigned h, bool b
 // moved (resized_by_one).
 template <class T, unsigned Bits, unsigned LBits>
 inline void rrb_tree<T, Bits, LBits>::set_lookup(inner_t* in, unsigned h, bool bucket) noexcept {
-  unsigned sh = 0;
   // (A dense node's hint is exactly 1.0: no division on push_back's path.)
   in->hint = in->dense ? hint_one : hint_of(in, h);
-  if (in->dense || !bucket || !bucket_shift(in, h, sh)) {
+  if (in->dense || !bucket || !bucketable(in, h)) {
     in->bucketed = false;
     return;
   }
@@ -215,10 +214,11 @@ inline void rrb_tree<T, Bits, LBits>::set_lookup(inner_t* in, unsigned h, bool b
   const auto sizes = in->sizes();
   const std::uint32_t stop = in->count - 2u;  // the last child's buckets start a child early
   std::uint8_t* table = in->bucket;
+  constexpr unsigned sh = bucket_shift;
   const std::size_t round = (std::size_t{1} << sh) - 1;
   if constexpr (std::endian::native == std::endian::little && B % 8 == 0) {
     // Each child before the last two marks the first bucket starting after its end (< B:
-    // bucket_shift), in words of eight byte counters (counted in bytes, the words' loads below
+    // bucketable), in words of eight byte counters (counted in bytes, the words' loads below
     // waited on the byte stores: a failed store forward; a byte loop throughout took the
     // in-place erase + push_back of 10^6 tensors 385 -> 552 ns). Then the running sum eight
     // buckets at a time: times 0x0101..01, byte k of a word becomes the sum of its bytes 0..k (no sum
@@ -257,10 +257,11 @@ inline void rrb_tree<T, Bits, LBits>::resized_by_one(inner_t* in, unsigned h, st
     mark_resized(in, h, c);
     return;
   }
+  TSEQ_ASSERT(h == 1, "resized_by_one: a bucketed node above the leaf parents");
   const auto sizes = in->sizes();
-  const unsigned sh = shift(h);
+  constexpr unsigned sh = bucket_shift;
   const std::uint32_t k = in->count - 1u;  // the last child
-  // Still bucketed unless it became dense or full but its last two (bucket_shift), or child
+  // Still bucketed unless it became dense or full but its last two (bucketable), or child
   // c fell under half a full subtree; the other children did not change.
   if (children_full(in, h, k) || (k >= 2 && children_full(in, h, k - 1u)) ||
       sizes[c] - sizes.before(c) < (std::size_t{1} << sh) / 2) {
@@ -281,24 +282,26 @@ inline void rrb_tree<T, Bits, LBits>::resized_by_one(inner_t* in, unsigned h, st
   }
 }
 
-// Whether the node (count >= 2) at height h can be `bucketed`, and the buckets' shift:
-// shift(h), so that bucket b holds the elements whose radix is b (no child holds more than
-// 2^shift(h), so i >> shift(h) < B). Allowed where every child but the last holds at least
-// half of that: two starts of children strictly inside one bucket would then need two
-// children holding less than a bucket between them, so a bucket meets at most three children
-// (bucketed_child). After random edits a leaf parent's leaves hold BL/2 to BL (I3), so it is
-// bucketed unless a concatenation left a shorter seam leaf; above it, where subtrees differ
-// more, nodes often keep the hint.
+// Whether the node (count >= 2) at height h can be `bucketed`: a leaf parent (h = 1) whose
+// every child but the last holds at least half a full leaf, BL/2 (bucket b then holds the
+// elements whose radix is b: no child holds more than BL, so i >> bucket_shift < B). Two
+// starts of children strictly inside one bucket would need two children holding less than a
+// bucket between them, so a bucket meets at most three children (bucketed_child). After
+// random edits leaves hold BL/2 to BL (I3), so a leaf parent is bucketable unless a
+// concatenation left a shorter seam leaf or its children but the last two are full (the
+// hint's guess is then exact: hint_of). Above the leaf parents the hint's guess is right
+// often enough that the table's dependent loads cost more than the misses they save
+// (docs/decisions.md, "Look-ups": bucketed there too, random reads of 10^5 edited `int`s took
+// 18.0 ns, against 16.1 with the leaf parents alone).
 template <class T, unsigned Bits, unsigned LBits>
-inline bool rrb_tree<T, Bits, LBits>::bucket_shift(const inner_t* in, unsigned h, unsigned& sh) noexcept {
+inline bool rrb_tree<T, Bits, LBits>::bucketable(const inner_t* in, unsigned h) noexcept {
+  static_assert(bucket_shift + Bits < std::numeric_limits<std::size_t>::digits);
   const auto sizes = in->sizes();
   const std::uint32_t last = in->count - 1u;
-  TSEQ_ASSERT(last >= 1, "bucket_shift: a node of one child");
-  sh = shift(h);
-  if (sh + Bits >= std::numeric_limits<std::size_t>::digits) return false;
-  // All children but the last two full: the hint's radix guess is exact there (hint_of).
+  TSEQ_ASSERT(last >= 1, "bucketable: a node of one child");
+  if (h != 1) return false;
   if (last >= 2 && children_full(in, h, last - 1u)) return false;
-  const std::size_t half = (std::size_t{1} << sh) / 2;
+  constexpr std::size_t half = (std::size_t{1} << bucket_shift) / 2;
   std::size_t prev = 0;
   for (std::uint32_t c = 0; c < last; ++c) {
     if (sizes[c] - prev < half) return false;
@@ -307,16 +310,16 @@ inline bool rrb_tree<T, Bits, LBits>::bucket_shift(const inner_t* in, unsigned h
   return true;
 }
 
-// The bucket table entry b that set_lookup writes for shift sh: the child holding element
-// b << sh, at most count - 2 (so that bucketed_child reads sizes[t + 1] without a test: a
-// bucket starting in the last child gives the one before, and the compare with its size
-// moves on). For the invariant check.
+// The bucket table entry b that set_lookup writes: the child holding element
+// b << bucket_shift, at most count - 2 (so that bucketed_child reads sizes[t + 1] without a
+// test: a bucket starting in the last child gives the one before, and the compare with its
+// size moves on). For the invariant check.
 template <class T, unsigned Bits, unsigned LBits>
-inline std::uint32_t rrb_tree<T, Bits, LBits>::bucket_of(const inner_t* in, unsigned sh, std::size_t b) noexcept {
+inline std::uint32_t rrb_tree<T, Bits, LBits>::bucket_of(const inner_t* in, std::size_t b) noexcept {
   const auto sizes = in->sizes();
   const std::uint32_t stop = in->count - 2u;
   std::uint32_t c = 0;
-  while (c < stop && sizes[c] <= (b << sh)) ++c;
+  while (c < stop && sizes[c] <= (b << bucket_shift)) ++c;
   return c;
 }
 

@@ -64,13 +64,11 @@ inline std::size_t rrb_tree<T, Bits, LBits>::check(const node_t* n, unsigned h, 
   if (in->hint != hint_of(in, h)) {
     broken("node at " + path + " has hint " + std::to_string(in->hint) + ", not " + std::to_string(hint_of(in, h)));
   }
-  unsigned sh = 0;
-  if (in->bucketed && (in->dense || !bucket_shift(in, h, sh)))
-    broken("node at " + path + " is bucketed and may not be");
+  if (in->bucketed && (in->dense || !bucketable(in, h))) broken("node at " + path + " is bucketed and may not be");
   for (std::size_t b = 0; in->bucketed && b < B; ++b) {
-    if (in->bucket[b] != bucket_of(in, sh, b)) {
+    if (in->bucket[b] != bucket_of(in, b)) {
       broken("node at " + path + " has bucket " + std::to_string(b) + " at child " + std::to_string(in->bucket[b]) +
-             ", not " + std::to_string(bucket_of(in, sh, b)));
+             ", not " + std::to_string(bucket_of(in, b)));
     }
   }
   return acc;

@@ -13,8 +13,8 @@
 //       last are full subtrees; `regular` implies `dense` and, above height 1, a `regular`
 //       last child;
 //  (I6) every inner node holds hint_of(itself), where relaxed_child starts (1.0 in a
-//       dense one); one marked `bucketed` is not marked dense, bucket_shift allows it and
-//       its bucket[] table is bucket_of's. Updates bucket every node they may (erase,
+//       dense one); one marked `bucketed` is a leaf parent not marked dense, bucketable
+//       allows it and its bucket[] table is bucket_of's. Updates bucket every node they may (erase,
 //       insert, set and what they call); slicing and concatenation leave theirs unbucketed
 //       (set_lookup).
 // Every function consumes the references it is given ("ref" arguments) and returns new ones.
@@ -86,6 +86,9 @@ struct rrb_tree {
   // log2 of the elements in a full subtree of height h - 1: the granularity of a child of a
   // node at height h (LBits at h = 1, then Bits more per level); 0 at h = 0.
   static constexpr unsigned shift(unsigned h) noexcept { return h == 0 ? 0 : LBits + Bits * (h - 1); }
+  // A bucketed node's buckets: one per leaf-sized run of elements (only leaf parents are
+  // bucketed, I6), so bucket b holds the elements whose radix at height 1 is b.
+  static constexpr unsigned bucket_shift = LBits;
 
   // Elements in a full subtree of height h (leaf = 0); saturates instead of overflowing.
   static constexpr std::size_t full_size(unsigned h) noexcept {
@@ -141,17 +144,17 @@ struct rrb_tree {
     }
   }
 
-  // Child of a `bucketed` node (height h) holding element i; i becomes the offset inside it.
-  // Bucket b holds elements [b << shift(h), (b + 1) << shift(h)), the radix of i: it meets at
+  // Child of a `bucketed` node (a leaf parent) holding element i; i becomes the offset inside
+  // it. Bucket b holds elements [b << LBits, (b + 1) << LBits), the radix of i: it meets at
   // most three children, from bucket[b] on (set_lookup: each child but the last holds at
   // least half a full subtree), so two compares with the size table find the child, and
   // three loads next to each other give the elements before it: no search, no branch on i,
   // and the node's header is not read. After 10^5 random edits of 10^3 8-byte elements not
   // trivially copyable (leaves of 16 to 32), a loop of random reads took 7.2 ns a read
   // against 9.8 with the hint's search (docs/decisions.md, "Look-ups").
-  TSEQ_ALWAYS_INLINE static std::uint32_t bucketed_child(const inner_t* in, unsigned h, std::size_t& i) noexcept {
+  TSEQ_ALWAYS_INLINE static std::uint32_t bucketed_child(const inner_t* in, std::size_t& i) noexcept {
     const auto sizes = in->sizes();
-    const std::uint32_t t = in->bucket[i >> shift(h)];  // <= count - 2: sizes[t + 1] exists
+    const std::uint32_t t = in->bucket[i >> bucket_shift];  // <= count - 2: sizes[t + 1] exists
     const std::size_t b0 = sizes.before(t);
     const std::size_t s0 = sizes[t];
     const std::size_t s1 = sizes[t + 1];
@@ -259,15 +262,15 @@ struct rrb_tree {
     }
   }
   // Below a relaxed node dense and relaxed nodes mix, so a test of `dense` would mispredict:
-  // every node goes through its size table (a dense one's hint is 1.0, its guess exact). The
-  // test of `buckets` goes the same way for a whole look-up, and of `bucketed` nearly always
-  // the same way after random edits.
+  // every node goes through its size table (a dense one's hint is 1.0, its guess exact). Only
+  // a leaf parent may be bucketed (I6); the test of `buckets` goes the same way for a whole
+  // look-up, and of `bucketed` nearly always the same way after random edits.
   static leaf_pos descend_relaxed(const node_t* n, unsigned h, std::size_t i, bool buckets) noexcept {
-    for (; h > 0; --h) {
-      const inner_t* in = as_inner(n);
-      n = in->child()[buckets && in->bucketed ? bucketed_child(in, h, i) : relaxed_child(in, h, i)];
-    }
-    return {as_leaf(n), i};
+    TSEQ_ASSERT(h >= 1, "descend_relaxed: a leaf");
+    for (; h > 1; --h) n = as_inner(n)->child()[relaxed_child(as_inner(n), h, i)];
+    const inner_t* in = as_inner(n);
+    const std::uint32_t c = buckets && in->bucketed ? bucketed_child(in, i) : relaxed_child(in, 1, i);
+    return {as_leaf(in->child()[c]), i};
   }
   // The bucket tables serve a look-up in a tree of at most this many elements. Their child
   // waits on the size table's loads, where a hint's guess that is right lets the processor
@@ -305,8 +308,8 @@ struct rrb_tree {
   static void mark_resized(inner_t* in, unsigned h, std::uint32_t c) noexcept;
   static bool children_full(const inner_t* in, unsigned h, std::uint32_t k) noexcept;
   static std::uint16_t hint_of(const inner_t* in, unsigned h) noexcept;
-  static bool bucket_shift(const inner_t* in, unsigned h, unsigned& shift) noexcept;
-  static std::uint32_t bucket_of(const inner_t* in, unsigned shift, std::size_t b) noexcept;
+  static bool bucketable(const inner_t* in, unsigned h) noexcept;
+  static std::uint32_t bucket_of(const inner_t* in, std::size_t b) noexcept;
   static void set_lookup(inner_t* in, unsigned h, bool bucket) noexcept;
   static void resized_by_one(inner_t* in, unsigned h, std::uint32_t c, bool grew) noexcept;
   static void resize_from(inner_t* in, unsigned h, std::uint32_t from, bool bucket = true) noexcept;
