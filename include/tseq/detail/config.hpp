@@ -35,3 +35,14 @@
 #define TSEQ_PREFETCH_READ(p) static_cast<void>(p)
 #define TSEQ_PREFETCH_WRITE(p) static_cast<void>(p)
 #endif
+
+// TSEQ_OPAQUE(x): the integer variable x keeps its value, but the optimiser forgets what it
+// knew of it (its range above all). For a memcpy whose length the compiler can bound: gcc then
+// expands it inline as `rep movsq`, which starts slowly on processors without fast short
+// string moves, where the library's memcpy picks its copy for the machine (docs/decisions.md,
+// "Copies of small elements"). A no-op where the compiler has no GNU inline assembly.
+#if defined(__GNUC__) || defined(__clang__)
+#define TSEQ_OPAQUE(x) __asm__("" : "+r"(x))
+#else
+#define TSEQ_OPAQUE(x) static_cast<void>(x)
+#endif

@@ -486,7 +486,9 @@ inline void rrb_tree<T, Bits, LBits>::run_copier::operator()(leaf_t* l, std::siz
       p = segs[++s].first;
     }
     const std::size_t run = min_of(len - k, static_cast<std::size_t>(segs[s].last - p));
-    std::memcpy(static_cast<void*>(d + k), p, run * sizeof(T));
+    std::size_t bytes = run * sizeof(T);
+    TSEQ_OPAQUE(bytes);  // at most BL elements: gcc would inline the copy as `rep movsq`
+    std::memcpy(static_cast<void*>(d + k), p, bytes);
     k += run;
     p += run;
   }
