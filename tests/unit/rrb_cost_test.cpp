@@ -132,6 +132,32 @@ TEST(RrbCost, ConstTakeAndDropHoldNothingOnTheCutPath) {
   }
 }
 
+// A const& take whose cut falls in the root's first child, or a drop whose cut falls in its
+// last, keeps that child's part alone: the cut starts below the root, where a copy of the root
+// holding one child took an allocation and two reference updates more, only for set_root to
+// collapse it (2026-12-07). Against the same cut one child further in (take) or back (drop),
+// which copies the root: one allocation fewer, and for take one update fewer (the root's copy
+// shares child 0 there).
+TEST(RrbCost, ConstTakeAndDropInsideTheRootsOuterChildCopyNoRoot) {
+  constexpr std::size_t BL = V::leaf_capacity;
+  const V v = make(1000000);  // 4 levels, each child of the root full (B^2 BL) but the last
+  ASSERT_EQ(v.levels(), 4u);
+  const std::size_t child = static_cast<std::size_t>(B) * static_cast<std::size_t>(B) * BL;
+  const std::size_t k = 3 * static_cast<std::size_t>(B) * BL + BL / 2;  // in leaf parent 3's first leaf
+  const cost first = measure([&] { return v.take(k); });
+  const cost second = measure([&] { return v.take(child + k); });
+  std::printf("take in the root's child 0 / 1: %ld / %ld updates, %ld / %ld allocations\n", first.refs, second.refs,
+              first.allocs, second.allocs);
+  EXPECT_EQ(first.allocs + 1, second.allocs);
+  EXPECT_EQ(first.refs + 1, second.refs);
+  const std::size_t last_start = (v.size() - 1) / child * child;  // the last child's first element (the tail is short)
+  ASSERT_LT(last_start + k, v.size() - BL);
+  const cost last = measure([&] { return v.drop(last_start + k); });
+  const cost before = measure([&] { return v.drop(last_start - child + k); });
+  std::printf("drop in the root's last child / the one before: %ld / %ld allocations\n", last.allocs, before.allocs);
+  EXPECT_EQ(last.allocs + 1, before.allocs);
+}
+
 TEST(RrbCost, DropCostsAboutWhatATakeDoesOnAverage) {
   for (const V& v : inputs()) {
     std::mt19937_64 rng(4);

@@ -181,6 +181,9 @@ inline auto rrb_state_ops<T, Bits, LBits>::take(state s, std::size_t n) -> state
 // take of the vector whose header is r, which we only read (0 < n < r->size). Unlike take on
 // copy_of(r), nothing on the cut is held and released: the root and tail are referenced only
 // when the result keeps them, and tree::take_shared copies the cut path without holding it.
+// A cut inside the first child of the top node keeps that child's part alone: the copy of
+// the top would hold one child, which set_root would collapse (an allocation, two reference
+// updates and a free for nothing), so the cut starts below it (as immer's slice does).
 template <class T, unsigned Bits, unsigned LBits>
 inline auto rrb_state_ops<T, Bits, LBits>::take_shared(const header_t* r, std::size_t n) -> state {
   state s;
@@ -190,12 +193,18 @@ inline auto rrb_state_ops<T, Bits, LBits>::take_shared(const header_t* r, std::s
     s.root = r->root;
     (void)tree::take_shared(r->tail.get(), 0, n - r->tree_size, s.tail);
   } else {
-    set_root(s, tree::take_shared(r->root.get(), r->height, n, s.tail));
+    node_t* top = r->root.get();
+    while (s.height >= 2 && n <= tree::as_inner(top)->sizes()[0]) {
+      top = tree::as_inner(top)->child()[0];
+      --s.height;
+    }
+    set_root(s, tree::take_shared(top, s.height, n, s.tail));
   }
   return s;
 }
 
-// drop of the vector whose header is r, which we only read (0 < n < r->size); as take_shared.
+// drop of the vector whose header is r, which we only read (0 < n < r->size); as take_shared,
+// a cut inside the last child of the top node starts below it.
 template <class T, unsigned Bits, unsigned LBits>
 inline auto rrb_state_ops<T, Bits, LBits>::drop_shared(const header_t* r, std::size_t n) -> state {
   state s;
@@ -212,7 +221,15 @@ inline auto rrb_state_ops<T, Bits, LBits>::drop_shared(const header_t* r, std::s
   }
   s.tail = r->tail;
   s.height = r->height;
-  set_root(s, tree::drop_shared(r->root.get(), r->height, n));
+  node_t* top = r->root.get();
+  for (; s.height >= 2; --s.height) {
+    const auto* in = tree::as_inner(top);
+    const std::size_t before = in->sizes().before(in->count - 1u);  // elements before the last child
+    if (n < before) break;
+    top = in->child()[in->count - 1u];
+    n -= before;
+  }
+  set_root(s, n == 0 ? ref(top) : tree::drop_shared(top, s.height, n));
   while (tree::fill_left_spine(s.root.get(), s.height)) set_root(s, std::move(s.root));
   return s;
 }
