@@ -470,20 +470,20 @@ TYPED_TEST(RrbVector, BuilderFillsLevelsDenselyBToTheKElementsPlusATailAreKLevel
   }
 }
 
-// A tree of about n4 elements after `edits` random persistent erases and inserts (relaxed
-// nodes at every level), with its model.
+// A tree of about n4 elements after `edits` random persistent (or, with in_place, in-place)
+// erases and inserts (relaxed nodes at every level), with its model.
 template <class V>
-std::pair<V, std::vector<int>> edited(std::size_t edits, unsigned seed) {
+std::pair<V, std::vector<int>> edited(std::size_t edits, unsigned seed, bool in_place = false) {
   V v = make<V>(sizes<V>::n4);
   std::vector<int> m = to_std(v);
   std::mt19937 rng(seed);
   for (std::size_t k = 0; k < edits; ++k) {
     const std::size_t p = rng() % m.size();
     if (k % 2 == 0) {
-      v = v.erase(p);
+      v = in_place ? std::move(v).erase(p) : v.erase(p);
       m.erase(m.begin() + as_diff(p));
     } else {
-      v = v.insert(p, -as_int(k));
+      v = in_place ? std::move(v).insert(p, -as_int(k)) : v.insert(p, -as_int(k));
       m.insert(m.begin() + as_diff(p), -as_int(k));
     }
   }
@@ -539,12 +539,7 @@ TYPED_TEST(RrbVector, InvariantCheckNamesAWrongHint) {
 TYPED_TEST(RrbVector, InvariantCheckNamesAWrongBucket) {
   using V = typename TestFixture::V;
   using U = tseq::detail::rrb_unchecked;
-  V v = make<V>(sizes<V>::n4);
-  std::mt19937 rng(17);
-  for (std::size_t k = 0; k < 3 * sizes<V>::n3; ++k) {
-    const std::size_t p = rng() % v.size();
-    v = k % 2 == 0 ? std::move(v).erase(p) : std::move(v).insert(p, -as_int(k));
-  }
+  const V v = edited<V>(3 * sizes<V>::n3, 17, true).first;
   v.check_invariants();
   ASSERT_GT(U::lookup_shape(v).bucketed, 0u) << "no bucketed node after random edits";
   ASSERT_TRUE(U::break_bucket(v));

@@ -40,7 +40,7 @@
 // knew of it (its range above all). For a memcpy whose length the compiler can bound: gcc then
 // expands it inline as `rep movsq`, which starts slowly on processors without fast short
 // string moves, where the library's memcpy picks its copy for the machine (docs/decisions.md,
-// "Copies of small elements"). A no-op where the compiler has no GNU inline assembly.
+// "Updates"). A no-op where the compiler has no GNU inline assembly.
 #if defined(__GNUC__) || defined(__clang__)
 #define TSEQ_OPAQUE(x) __asm__("" : "+r"(x))
 #else

@@ -262,9 +262,9 @@ inline void rrb_tree<T, Bits, LBits>::resized_by_one(inner_t* in, unsigned h, st
   constexpr unsigned sh = bucket_shift;
   const std::uint32_t k = in->count - 1u;  // the last child
   // Still bucketed unless it became dense or full but its last two (bucketable), or child
-  // c fell under half a full subtree; the other children did not change.
+  // c fell under bucket_floor; the other children did not change.
   if (children_full(in, h, k) || (k >= 2 && children_full(in, h, k - 1u)) ||
-      sizes[c] - sizes.before(c) < (std::size_t{1} << sh) / 2) {
+      sizes[c] - sizes.before(c) < bucket_floor) {
     mark_dense(in, h);
     return;
   }
@@ -292,19 +292,18 @@ inline void rrb_tree<T, Bits, LBits>::resized_by_one(inner_t* in, unsigned h, st
 // hint's guess is then exact: hint_of). Above the leaf parents the hint's guess is right
 // often enough that the table's dependent loads cost more than the misses they save
 // (docs/decisions.md, "Look-ups": bucketed there too, random reads of 10^5 edited `int`s took
-// 18.0 ns, against 16.1 with the leaf parents alone).
+// 17.2 ns, against 15.1 with the leaf parents alone).
 template <class T, unsigned Bits, unsigned LBits>
 inline bool rrb_tree<T, Bits, LBits>::bucketable(const inner_t* in, unsigned h) noexcept {
   static_assert(bucket_shift + Bits < std::numeric_limits<std::size_t>::digits);
+  if (h != 1) return false;
   const auto sizes = in->sizes();
   const std::uint32_t last = in->count - 1u;
   TSEQ_ASSERT(last >= 1, "bucketable: a node of one child");
-  if (h != 1) return false;
   if (last >= 2 && children_full(in, h, last - 1u)) return false;
-  constexpr std::size_t half = (std::size_t{1} << bucket_shift) / 2;
   std::size_t prev = 0;
   for (std::uint32_t c = 0; c < last; ++c) {
-    if (sizes[c] - prev < half) return false;
+    if (sizes[c] - prev < bucket_floor) return false;
     prev = sizes[c];
   }
   return true;

@@ -89,6 +89,9 @@ struct rrb_tree {
   // A bucketed node's buckets: one per leaf-sized run of elements (only leaf parents are
   // bucketed, I6), so bucket b holds the elements whose radix at height 1 is b.
   static constexpr unsigned bucket_shift = LBits;
+  // The fewest elements a bucketed node's children but the last may hold: half a bucket
+  // (bucketable; a bucket then meets at most three children).
+  static constexpr std::size_t bucket_floor = (std::size_t{1} << bucket_shift) / 2;
 
   // Elements in a full subtree of height h (leaf = 0); saturates instead of overflowing.
   static constexpr std::size_t full_size(unsigned h) noexcept {
@@ -146,8 +149,8 @@ struct rrb_tree {
 
   // Child of a `bucketed` node (a leaf parent) holding element i; i becomes the offset inside
   // it. Bucket b holds elements [b << LBits, (b + 1) << LBits), the radix of i: it meets at
-  // most three children, from bucket[b] on (set_lookup: each child but the last holds at
-  // least half a full subtree), so two compares with the size table find the child, and
+  // most three children, from bucket[b] on (bucketable: each child but the last holds at
+  // least bucket_floor elements), so two compares with the size table find the child, and
   // three loads next to each other give the elements before it: no search, no branch on i,
   // and the node's header is not read. After 10^5 random edits of 10^3 8-byte elements not
   // trivially copyable (leaves of 16 to 32), a loop of random reads took 7.2 ns a read
@@ -299,8 +302,9 @@ struct rrb_tree {
   // waits on the size table's loads, where a hint's guess that is right lets the processor
   // load the child at once: in cache the table wins (random reads of 10^3 and 10^5 edited
   // tensors 10.6 -> 8.0 and 22.4 -> 19.0 ns), out of it the guess (10^6: 53.9 -> 61.5 ns
-  // with the tables; docs/decisions.md, "Look-ups"). 2^17 elements of 8 bytes and their
-  // nodes take about 1.2 MB.
+  // with tables at every height; with them at the leaf parents only, 22.6 -> 23.9 ns for
+  // `int`s and 33.9 -> 34.6 for tensors; docs/decisions.md, "Look-ups"). 2^17 elements of
+  // 8 bytes and their nodes take about 1.2 MB.
   static constexpr std::size_t bucket_lookup_max = std::size_t{1} << 17;
 
   // ---- building nodes and editing their slots: rrb_tree_build.hpp ---------------------------
