@@ -179,9 +179,16 @@ struct rrb_tree {
   // mostly go one way; the loops fix any guess (correct from any c < count). Always inlined:
   // called out of line, the offset i went through memory at every level of a look-up.
   TSEQ_ALWAYS_INLINE static std::uint32_t relaxed_child(const inner_t* in, unsigned h, std::size_t& i) noexcept {
-    const auto sizes = in->sizes();
-    std::uint32_t c = hint_guess(in, h, i);
-    std::size_t before = 0;  // elements before child c
+    std::size_t before = 0;  // elements before the child
+    const std::uint32_t c = scan_from(in->sizes(), hint_guess(in, h, i), i, before);
+    i -= before;
+    return c;
+  }
+  // The child holding element i found from any c < count by a scan of the size table, the
+  // elements before it in `before`.
+  template <class Table>
+  TSEQ_ALWAYS_INLINE static std::uint32_t scan_from(const Table& sizes, std::uint32_t c, std::size_t i,
+                                                    std::size_t& before) noexcept {
     if (sizes[c] <= i) {
       do ++c;
       while (sizes[c] <= i);  // sizes[count - 1] > i ends it
@@ -190,7 +197,6 @@ struct rrb_tree {
       before = elements_before(sizes, c);
       while (before > i) before = elements_before(sizes, --c);  // 0 at c == 0 ends it
     }
-    i -= before;
     return c;
   }
 
@@ -212,15 +218,8 @@ struct rrb_tree {
     const auto down = static_cast<std::uint32_t>((i - sizes.before(c)) >> top);
     c = c + up - down;
     std::size_t before = sizes.before(c);
-    if (before > i || sizes[c] <= i) [[unlikely]] {
-      if (sizes[c] <= i) {
-        do ++c;
-        while (sizes[c] <= i);
-        before = sizes[c - 1];
-      } else {
-        while (before > i) before = elements_before(sizes, --c);
-      }
-    }
+    if (before > i || sizes[c] <= i) [[unlikely]]
+      c = scan_from(sizes, c, i, before);
     i -= before;
     return c;
   }
