@@ -226,7 +226,8 @@ struct rrb_tree {
   // The child of a relaxed node above the leaf parents: relaxed_child_near in cache for a node
   // of more than B / 4 children, else relaxed_child. With 2 children (the root of 10^3 edited
   // tensors) the hint's guess is nearly always right, and the correction's loads only made the
-  // look-up longer: 5.9 -> 7.5 ns with it at every such node.
+  // look-up longer: 5.9 -> 7.5 ns with it at every such node (measured in the loop, before
+  // relaxed_descend<H>).
   static constexpr std::uint32_t near_min_children = B / 4;
   TSEQ_ALWAYS_INLINE static std::uint32_t upper_child(const inner_t* in, unsigned h, std::size_t& i,
                                                       bool buckets) noexcept {
@@ -293,7 +294,7 @@ struct rrb_tree {
   // Dense levels descend through code made for their height (heights up to 6: 2^35 elements at
   // B = 32), whose shift and mask are constants: a flag test and one load per level. The first
   // relaxed node hands the rest of the walk to relaxed_descend<H> at heights up to 4, inlined
-  // with its heights constant, and to the loop (descend_relaxed) above. Measured against the
+  // with its heights constant, and above to the loop (descend_relaxed), down to height 4. Measured against the
   // loop alone: docs/decisions.md, "Look-ups". `buckets`: bucketed nodes go by their
   // table (bucketed_child), else by the hint (see bucket_lookup_max).
   static leaf_pos find_leaf(const node_t* n, unsigned h, std::size_t i, bool buckets = false) noexcept {
@@ -338,8 +339,9 @@ struct rrb_tree {
   // a leaf parent may be bucketed (I6); the test of `buckets` goes the same way for a whole
   // look-up, and of `bucketed` nearly always the same way after random edits. Heights up to 4
   // go through relaxed_descend<H>, always inlined: through the loop, out of line, random reads
-  // after 10^5 edits took 35.0 against 29.3 ns for 10^6 tensors, 22.7 against 20.0 for 10^6
-  // `int`s, 5.9 against 5.2 for 10^3 tensors (docs/decisions.md, "Look-ups").
+  // after 10^5 edits took 35.0 against 29.3 ns for 10^6 tensors and 22.7 against 20.0 for 10^6
+  // `int`s (heights 3 and 4), 5.9 against 5.4 for 10^3 tensors (height 2; docs/decisions.md,
+  // "Look-ups").
   template <unsigned H>
   TSEQ_ALWAYS_INLINE static leaf_pos relaxed_descend(const inner_t* in, std::size_t i, bool buckets) noexcept {
     if constexpr (H == 1) {
@@ -350,12 +352,11 @@ struct rrb_tree {
       return relaxed_descend<H - 1>(next, i, buckets);
     }
   }
+  // Taller trees (h > 4) step down to height 4, then go on as the ones above.
   static leaf_pos descend_relaxed(const node_t* n, unsigned h, std::size_t i, bool buckets) noexcept {
-    TSEQ_ASSERT(h >= 1, "descend_relaxed: a leaf");
-    for (; h > 1; --h) n = as_inner(n)->child()[upper_child(as_inner(n), h, i, buckets)];
-    const inner_t* in = as_inner(n);
-    const std::uint32_t c = buckets && in->bucketed ? bucketed_child(in, i) : relaxed_child(in, 1, i);
-    return {as_leaf(in->child()[c]), i};
+    TSEQ_ASSERT(h > 4, "descend_relaxed: a tree that relaxed_descend<H> serves");
+    for (; h > 4; --h) n = as_inner(n)->child()[upper_child(as_inner(n), h, i, buckets)];
+    return relaxed_descend<4>(as_inner(n), i, buckets);
   }
   // The bucket tables serve a look-up in a tree of at most this many elements. Their child
   // waits on the size table's loads, where a hint's guess that is right lets the processor
