@@ -213,12 +213,15 @@ struct inner_node : node<T, Bits> {
   class table {
    public:
     explicit table(P* node) noexcept : node_(node) {}
+    // Entry i lies at word -(i + 2) from the node, written as a signed word index so that the
+    // compiler negates i once for the loads near it and folds the rest into the address (as
+    // node_ - (i + 2) * 8 it computed each address with a lea and a sub).
     S& operator[](std::size_t i) const noexcept {
-      return *std::launder(reinterpret_cast<S*>(node_ - (i + 2) * sizeof(std::size_t)));
+      return *std::launder(reinterpret_cast<S*>(node_) + (-static_cast<std::ptrdiff_t>(i) - 2));
     }
     // The elements in children [0, c): sizes[c - 1], and 0 for c = 0.
     [[nodiscard]] const std::size_t& before(std::size_t c) const noexcept {
-      return *std::launder(reinterpret_cast<const std::size_t*>(node_ - (c + 1) * sizeof(std::size_t)));
+      return *std::launder(reinterpret_cast<const std::size_t*>(node_) + (-static_cast<std::ptrdiff_t>(c) - 1));
     }
 
    private:

@@ -151,24 +151,24 @@ struct rrb_tree {
   // it. Bucket b holds elements [b << LBits, (b + 1) << LBits), the radix of i: it meets at
   // most three children, from bucket[b] on (bucketable: each child but the last holds at
   // least bucket_floor elements), so two compares with the size table find the child, and
-  // three loads next to each other give the elements before it: no search, no branch on i,
-  // and the node's header is not read. After 10^5 random edits of 10^3 8-byte elements not
-  // trivially copyable (leaves of 16 to 32), a loop of random reads took 7.2 ns a read
-  // against 9.8 with the hint's search (docs/decisions.md, "Look-ups").
+  // one load the elements before it: no search, no branch on i, and the node's header is not
+  // read. After 10^5 random edits of 10^3 8-byte elements not trivially copyable (leaves of 16
+  // to 32), a loop of random reads took 7.2 ns a read against 9.8 with the hint's search.
+  // Picking the elements before it by masks from sizes[t - 1], sizes[t] and sizes[t + 1],
+  // loaded with the two compared, spared that load but took 15 more instructions, and fewer
+  // independent look-ups overlapped: 10^3 edited tensors 5.0 -> 4.3 ns a read with the load
+  // (docs/decisions.md, "Look-ups").
   TSEQ_ALWAYS_INLINE static std::uint32_t bucketed_child(const inner_t* in, std::size_t& i) noexcept {
     const auto sizes = in->sizes();
     const std::uint32_t t = in->bucket[i >> bucket_shift];  // <= count - 2: sizes[t + 1] exists
-    const std::size_t b0 = sizes.before(t);
     const std::size_t s0 = sizes[t];
     const std::size_t s1 = sizes[std::size_t{t} + 1];  // (t + 1 in 32 bits would cost an address of its own)
-    // (s <= i) as 0 or 1 from the sign of i - s (both < 2^63), and the offset by masks: written
-    // as compares, gcc turned the second into a branch, which mispredicted as the hint's
-    // search did.
+    // (s <= i) as 0 or 1 from the sign of i - s (both < 2^63): written as compares, gcc turned
+    // the second into a branch, which mispredicted as the hint's search did.
     constexpr unsigned top = std::numeric_limits<std::size_t>::digits - 1;
-    const std::size_t x0 = ((i - s0) >> top) ^ 1u;
-    const std::size_t x1 = ((i - s1) >> top) ^ 1u;
-    i -= b0 + ((s0 - b0) & (0 - x0)) + ((s1 - s0) & (0 - x1));
-    return t + static_cast<std::uint32_t>(x0 + x1);
+    const auto c = t + static_cast<std::uint32_t>((((i - s0) >> top) ^ 1u) + (((i - s1) >> top) ^ 1u));
+    i -= sizes.before(c);
+    return c;
   }
 
   // Child of `in` (height h) holding element i, dense or not, from the size table; i becomes
