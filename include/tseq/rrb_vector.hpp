@@ -590,6 +590,19 @@ struct rrb_unchecked {
   struct LookupShape {
     std::size_t inner = 0, dense = 0, bucketed = 0, leaf_parents = 0, leaf_parents_bucketed = 0;
   };
+  // The children of v's root and whether it is relaxed (not dense); {0, false} when the tree
+  // has no inner node.
+  struct RootShape {
+    std::uint32_t children = 0;
+    bool relaxed = false;
+  };
+  template <class V>
+  static RootShape root_shape(const V& v) noexcept {
+    const auto s = V::ops::view_of(v.h_.get());
+    if (s.root == nullptr || s.height == 0) return {};
+    const auto* in = V::tree::as_inner(s.root);
+    return {in->count, !in->dense};
+  }
   template <class V>
   static LookupShape lookup_shape(const V& v) noexcept {
     const auto s = V::ops::view_of(v.h_.get());

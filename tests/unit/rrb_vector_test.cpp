@@ -490,6 +490,46 @@ std::pair<V, std::vector<int>> edited(std::size_t edits, unsigned seed, bool in_
   return {std::move(v), std::move(m)};
 }
 
+// A relaxed root of few children (at most B / 4) finds its child by counting the size-table
+// entries the index has passed (relaxed_child_few), a larger one by the hint's guess: reads
+// are right through relaxed roots of every child count from 2 to B, after random persistent
+// edits of trees of two levels of inner nodes and more, and the test sees both kinds of root.
+TYPED_TEST(RrbVector, LookUpsAreRightThroughARelaxedRootOfAnyChildCount) {
+  using V = typename TestFixture::V;
+  using U = tseq::detail::rrb_unchecked;
+  constexpr std::size_t B = sizes<V>::B;
+  constexpr std::size_t BL = sizes<V>::BL;
+  std::vector<bool> seen(B + 1, false);
+  std::mt19937 rng(23);
+  for (std::size_t c = 2; c <= B; ++c) {
+    // c leaf parents' worth, less a sixth: a root of about c children once edits relax it.
+    const std::size_t n = c * BL * B - c * BL * B / 6;
+    V v = make<V>(n);
+    std::vector<int> m = to_std(v);
+    for (std::size_t k = 0; k < 2 * B; ++k) {
+      const std::size_t p = rng() % m.size();
+      if (k % 2 == 0) {
+        v = v.erase(p);
+        m.erase(m.begin() + as_diff(p));
+      } else {
+        v = v.insert(p, -as_int(k));
+        m.insert(m.begin() + as_diff(p), -as_int(k));
+      }
+    }
+    const auto root = U::root_shape(v);
+    SCOPED_TRACE("n " + std::to_string(n) + ", root of " + std::to_string(root.children) + " children" +
+                 (root.relaxed ? " (relaxed)" : " (dense)"));
+    if (root.relaxed && root.children <= B) seen[root.children] = true;
+    for (std::size_t i = 0; i < m.size(); ++i) ASSERT_EQ(v[i], m[i]) << "index " << i;
+  }
+  const auto few = static_cast<std::size_t>(std::count(seen.begin(), seen.begin() + (B / 4 + 1), true));
+  const auto many = static_cast<std::size_t>(std::count(seen.begin() + (B / 4 + 1), seen.end(), true));
+  if (B / 4 >= 2) {
+    EXPECT_GE(few, 1u) << "no relaxed root of at most B / 4 children was read through";
+  }
+  EXPECT_GE(many, 1u) << "no relaxed root of more than B / 4 children was read through";
+}
+
 // The hint (I6) only says where a look-up starts in a size table: with every inner node's hint
 // set to a wrong value (0: child 0, 0xFFFF: past the last, 1.0: the radix guess), indexing,
 // iteration and updates still give the model's elements, and the updates' copies of those

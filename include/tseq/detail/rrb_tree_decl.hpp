@@ -223,15 +223,29 @@ struct rrb_tree {
     i -= before;
     return c;
   }
-  // The child of a relaxed node above the leaf parents: relaxed_child_near in cache for a node
-  // of more than B / 4 children, else relaxed_child. With 2 children (the root of 10^3 edited
-  // tensors) the hint's guess is nearly always right, and the correction's loads only made the
-  // look-up longer: 5.9 -> 7.5 ns with it at every such node (measured in the loop, before
-  // relaxed_descend<H>).
+  // The child of a relaxed node above the leaf parents. A node of at most B / 4 children (a
+  // root, mostly: the root of 10^3 edited tensors has 2) counts the entries of its size table
+  // that i has passed, without a branch on i, in a loop whose length the processor learns
+  // (relaxed_child_few): random reads after 10^5 edits, 10^3 tensors 4.3 -> 4.1 ns and 10^5
+  // 12.4 -> 11.1 against the hint's guess and search (docs/decisions.md, "Look-ups"). A larger
+  // node takes relaxed_child_near in cache, else relaxed_child. The correction of
+  // relaxed_child_near at a node of 2 children made the look-up longer (5.9 -> 7.5 ns, in the
+  // loop before relaxed_descend<H>): it loads two entries and still tests one.
   static constexpr std::uint32_t near_min_children = B / 4;
   TSEQ_ALWAYS_INLINE static std::uint32_t upper_child(const inner_t* in, unsigned h, std::size_t& i,
                                                       bool buckets) noexcept {
-    return buckets && in->count > near_min_children ? relaxed_child_near(in, h, i) : relaxed_child(in, h, i);
+    if (in->count <= near_min_children) return relaxed_child_few(in, i);
+    return buckets ? relaxed_child_near(in, h, i) : relaxed_child(in, h, i);
+  }
+  // The child of a node of few children holding element i: the number of sizes[k] <= i for
+  // k < count - 1, added without a branch on i.
+  TSEQ_ALWAYS_INLINE static std::uint32_t relaxed_child_few(const inner_t* in, std::size_t& i) noexcept {
+    const auto sizes = in->sizes();
+    const std::uint32_t last = in->count - 1u;
+    std::uint32_t c = 0;
+    for (std::uint32_t k = 0; k < last; ++k) c += sizes[k] <= i ? 1u : 0u;
+    i -= sizes.before(c);
+    return c;
   }
 
   // Child of `in` (height h) holding element i; i becomes the offset inside that child.
