@@ -526,7 +526,8 @@ struct rrb_unchecked {
     return V::tree::find_leaf(s.root, s.height, i).leaf->cap;
   }
   // Sets the look-up hint of every inner node of v's tree to `value`, breaking I6, and turns
-  // the bucket tables off so that look-ups go by it (for tests that look-ups and updates stay
+  // the bucket tables off so that look-ups go by it, but at nodes of at most B / 4 children
+  // above the leaf parents, which count their table (for tests that look-ups and updates stay
   // right from any hint). Nodes v shares change too.
   template <class V>
   static void set_hints(const V& v, std::uint16_t value) noexcept {
@@ -590,6 +591,13 @@ struct rrb_unchecked {
   struct LookupShape {
     std::size_t inner = 0, dense = 0, bucketed = 0, leaf_parents = 0, leaf_parents_bucketed = 0;
   };
+  template <class V>
+  static LookupShape lookup_shape(const V& v) noexcept {
+    const auto s = V::ops::view_of(v.h_.get());
+    LookupShape out;
+    if (s.root != nullptr) shape_below<typename V::tree>(s.root, s.height, out);
+    return out;
+  }
   // The children of v's root and whether it is relaxed (not dense); {0, false} when the tree
   // has no inner node.
   struct RootShape {
@@ -603,13 +611,7 @@ struct rrb_unchecked {
     const auto* in = V::tree::as_inner(s.root);
     return {in->count, !in->dense};
   }
-  template <class V>
-  static LookupShape lookup_shape(const V& v) noexcept {
-    const auto s = V::ops::view_of(v.h_.get());
-    LookupShape out;
-    if (s.root != nullptr) shape_below<typename V::tree>(s.root, s.height, out);
-    return out;
-  }
+
   // Points bucket 0 of the first bucketed node of v's tree (depth first) at child 1, breaking
   // I6 (for the check's test); false if no node is bucketed. Nodes v shares change too.
   template <class V>

@@ -226,8 +226,9 @@ struct rrb_tree {
   // The child of a relaxed node above the leaf parents. A node of at most B / 4 children (a
   // root, mostly: the root of 10^3 edited tensors has 2) counts the entries of its size table
   // that i has passed, without a branch on i, in a loop whose length the processor learns
-  // (relaxed_child_few): random reads after 10^5 edits, 10^3 tensors 4.3 -> 4.1 ns and 10^5
-  // 12.4 -> 11.1 against the hint's guess and search (docs/decisions.md, "Look-ups"). A larger
+  // (relaxed_child_few): random reads after 10^5 edits against the hint's guess and search,
+  // tensors 4.3 -> 4.1 ns at 10^3, 12.4 -> 11.1 at 10^5, 29.0 -> 28.2 at 10^6, `int`s 19.4 ->
+  // 19.8 at 10^6 (docs/decisions.md, "Look-ups"). A larger
   // node takes relaxed_child_near in cache, else relaxed_child. The correction of
   // relaxed_child_near at a node of 2 children made the look-up longer (5.9 -> 7.5 ns, in the
   // loop before relaxed_descend<H>): it loads two entries and still tests one.
