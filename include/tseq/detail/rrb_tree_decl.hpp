@@ -228,14 +228,14 @@ struct rrb_tree {
   // that i has passed, without a branch on i, in a loop whose length the processor learns
   // (relaxed_child_few): random reads after 10^5 edits against the hint's guess and search,
   // tensors 4.3 -> 4.1 ns at 10^3, 12.4 -> 11.1 at 10^5, 29.0 -> 28.2 at 10^6, `int`s 19.4 ->
-  // 19.8 at 10^6 (docs/decisions.md, "Look-ups"). A larger
-  // node takes relaxed_child_near in cache, else relaxed_child. The correction of
-  // relaxed_child_near at a node of 2 children made the look-up longer (5.9 -> 7.5 ns, in the
-  // loop before relaxed_descend<H>): it loads two entries and still tests one.
-  static constexpr std::uint32_t near_min_children = B / 4;
+  // 19.8 at 10^6 (docs/decisions.md, "Look-ups"). A larger node takes relaxed_child_near in
+  // cache, else relaxed_child. The correction of relaxed_child_near at a node of 2 children
+  // made the look-up longer (5.9 -> 7.5 ns, in the loop before relaxed_descend<H>): it loads
+  // two entries and still tests one.
+  static constexpr std::uint32_t few_max_children = B / 4;
   TSEQ_ALWAYS_INLINE static std::uint32_t upper_child(const inner_t* in, unsigned h, std::size_t& i,
                                                       bool buckets) noexcept {
-    if (in->count <= near_min_children) return relaxed_child_few(in, i);
+    if (in->count <= few_max_children) return relaxed_child_few(in, i);
     return buckets ? relaxed_child_near(in, h, i) : relaxed_child(in, h, i);
   }
   // The child of a node of few children holding element i: the number of sizes[k] <= i for
