@@ -10,7 +10,8 @@
 //  - builder::push_back and persistent() &&: the builder is left empty, and stays usable.
 // Element types: tseq_test::ThrowingMove (its moves may throw, so rrb_vector cannot take its
 // nothrow-move shortcuts) and tseq_test::Counted (only copies may throw), at branching 4 and 32,
-// on a bare leaf, a full bare leaf, and trees of 1, 2 and 3 levels. Each sweep reports its first
+// on a bare leaf, a full bare leaf, trees of 1, 2 and 3 levels, and a root of B leaves (one with
+// room) with a full tail. Each sweep reports its first
 // broken guarantee, naming the update, how its operands were held, the fault and k. The sweep
 // (failure injection, leak and double-destruction counts) is support/exception_sweep.hpp's.
 // Links tseq_alloc_hook, which fails the k-th operator new on request.
@@ -85,12 +86,16 @@ struct shape {
 template <class Vec>
 std::vector<shape> shapes() {
   constexpr std::size_t B = Vec::branching;
+  constexpr std::size_t BL = Vec::leaf_capacity;
   return {
       {0, B / 2 + 1},              // a bare leaf
       {0, B},                      // a full bare leaf: growing it makes a tree
       {1, B + B / 2 + 1},          // a tree of one leaf, and the tail
       {2, 4 * B + B / 2},          // a root over leaves
       {3, B * B + 2 * B + B / 2},  // a root over inner nodes over leaves
+      // A root of B leaves, one with room, and a full tail: an insert into the tail moves its
+      // first element into the tree (spread through the root) where it would split the root.
+      {2, B * BL + BL - 1},
   };
 }
 
@@ -201,6 +206,12 @@ std::vector<update<Vec>> updates_of(std::size_t n) {
       "insert at 0", [](auto&& v) { return std::forward<decltype(v)>(v).insert(0, T(-4)); },
       [](Model m) {
         m.insert(m.begin(), -4);
+        return m;
+      }));
+  r.push_back(make_update<Vec>(
+      "insert before the last", [=](auto&& v) { return std::forward<decltype(v)>(v).insert(n - 1, T(-5)); },
+      [=](Model m) {
+        m.insert(m.begin() + at(n - 1), -5);
         return m;
       }));
   r.push_back(make_update<Vec>(

@@ -529,6 +529,103 @@ TYPED_TEST(RrbVector, LookUpsAreRightThroughARelaxedRootOfAnyChildCount) {
   EXPECT_GE(many, 1u) << "no relaxed root of more than B / 4 children was read through";
 }
 
+// An int that is not trivially copyable, with moves that never throw (as a tensor handle's):
+// updates take the general path (no packed roots) and its nothrow-move steps.
+struct Handle {
+  int v = 0;
+  Handle() = default;
+  Handle(int x) : v(x) {}  // NOLINT(google-explicit-constructor)
+  Handle(const Handle& o) : v(o.v) {}
+  Handle(Handle&& o) noexcept : v(o.v) {}
+  Handle& operator=(const Handle& o) {
+    v = o.v;
+    return *this;
+  }
+  Handle& operator=(Handle&& o) noexcept {
+    v = o.v;
+    return *this;
+  }
+  ~Handle() = default;
+};
+
+template <class V>
+std::vector<int> values_of(const V& v) {
+  std::vector<int> r;
+  for (const Handle& h : v) r.push_back(h.v);
+  return r;
+}
+
+// A root of B leaves with room in them keeps its height when an insert overflows the full
+// tail: the tail's first element goes to the end of the tree (into the last leaf, or spread
+// from it through the whole root) instead of joining it as leaf B + 1, which would split the
+// root. Without room, the root splits. The operand is unchanged either way.
+TYPED_TEST(RrbVector, AnInsertOverflowingTheTailKeepsARootOfBLeavesWithRoomAtItsHeight) {
+  using P = TypeParam;
+  using V = rrb_vector<Handle, P::value, P::leaf>;
+  static_assert(!tseq::detail::rrb_unchecked::packs<V>);
+  constexpr std::size_t B = sizes<V>::B;
+  constexpr std::size_t BL = sizes<V>::BL;
+  const std::vector<int> full_m = iota(B * BL + BL);  // B full leaves and a full tail
+  const V full(full_m.begin(), full_m.end());
+  ASSERT_EQ(full.levels(), 2u);
+  for (const std::size_t hole : {std::size_t{0}, B * BL / 2, B * BL - 1}) {  // the leaf given room: first, middle, last
+    SCOPED_TRACE("erased at " + std::to_string(hole));
+    std::vector<int> m = full_m;
+    m.erase(m.begin() + as_diff(hole));
+    const V roomy = full.erase(hole);
+    ASSERT_EQ(roomy.levels(), 2u);
+    for (const std::size_t at : {m.size() - BL, m.size() - 1}) {  // before the tail's first element, and inside it
+      std::vector<int> want = m;
+      want.insert(want.begin() + as_diff(at), -1);
+      const V r = roomy.insert(at, -1);
+      r.check_invariants();
+      EXPECT_EQ(r.levels(), 2u) << "insert at " << at;
+      EXPECT_EQ(values_of(r), want) << "insert at " << at;
+      EXPECT_EQ(values_of(roomy), m) << "the operand changed";
+      V alone(full_m.begin(), full_m.end());
+      const V moved = std::move(alone).erase(hole).insert(at, -1);  // its own nodes, edited in place
+      moved.check_invariants();
+      EXPECT_EQ(moved.levels(), 2u) << "in place, insert at " << at;
+      EXPECT_EQ(values_of(moved), want) << "in place, insert at " << at;
+    }
+  }
+  // No room: the root splits.
+  std::vector<int> want = full_m;
+  want.insert(want.end() - 1, -1);
+  const V r = full.insert(full_m.size() - 1, -1);
+  r.check_invariants();
+  EXPECT_EQ(r.levels(), 3u);
+  EXPECT_EQ(values_of(r), want);
+  EXPECT_EQ(values_of(full), full_m);
+}
+
+// So a tree of up to B * BL elements stays one leaf parent under random persistent edits (as
+// a graph executor's sequence of a thousand tensors does): a full leaf spreads through the
+// whole root (spread_insert), and the tail overflows into it (above). Checked after every
+// edit, with the model.
+TYPED_TEST(RrbVector, PersistentRandomEditsKeepATreeThatFitsOneLeafParentAtOneLevel) {
+  using P = TypeParam;
+  using V = rrb_vector<Handle, P::value, P::leaf>;
+  constexpr std::size_t B = sizes<V>::B;
+  constexpr std::size_t BL = sizes<V>::BL;
+  std::vector<int> m = iota(B * BL);
+  V v(m.begin(), m.end());
+  std::mt19937 rng(31);
+  for (int k = 0; k < 4000; ++k) {
+    const std::size_t p = rng() % m.size();
+    if (k % 2 == 0) {
+      v = v.erase(p);
+      m.erase(m.begin() + as_diff(p));
+    } else {
+      v = v.insert(p, -k);
+      m.insert(m.begin() + as_diff(p), -k);
+    }
+    ASSERT_LE(v.levels(), 2u) << "edit " << k << " at " << p << ", size " << m.size();
+  }
+  v.check_invariants();
+  EXPECT_EQ(values_of(v), m);
+}
+
 // The hint (I6) only says where a look-up starts in a size table: with every inner node's hint
 // set to a wrong value (0: child 0, 0xFFFF: past the last, 1.0: the radix guess), indexing,
 // iteration and updates still give the model's elements, and the updates' copies of those

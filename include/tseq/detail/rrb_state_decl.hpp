@@ -73,6 +73,7 @@ struct rrb_state_ops {
   // Moving leaves between tree and tail; setting a root.
   static void flush_tail(state& s);
   static void refill_tail(state& s);
+  static bool overflow_into_root(state& s, ref& extra);
   static void set_root(state& s, ref r);
   // push_back's in-place fast paths.
   TSEQ_ALWAYS_INLINE static bool append_in_place(ref& h, T& v);  // inlined into push_back &&

@@ -9,6 +9,7 @@
 // Included through tseq/detail/rrb_state.hpp.
 
 #include <cstddef>
+#include <type_traits>
 #include <utility>
 
 #include "tseq/detail/rrb_argument_checks.hpp"
@@ -117,16 +118,42 @@ inline auto rrb_state_ops<T, Bits, LBits>::insert(state s, std::size_t i, T& v) 
   ref extra;
   if (i >= ts) {
     s.tail = tree::insert(std::move(s.tail), 0, i - ts, v, true, extra);
-    if (extra) {  // the tail overflowed: its first BL elements join the tree
+    if (extra && !overflow_into_root(s, extra)) {  // the tail overflowed: its first BL elements join the tree
       flush_tail(s);
       s.tail = std::move(extra);
     }
   } else if (!repacked(s, i, &v)) {
-    s.root = tree::insert(std::move(s.root), s.height, i, v, true, extra);
+    s.root = tree::insert(std::move(s.root), s.height, i, v, true, extra, true);
     if (extra) s.root = tree::root_of_two(std::move(s.root), std::move(extra), s.height);
   }
   ++s.size;
   return s;
+}
+
+// The tail split by an insert into s.tail (its first BL elements) and extra (the last one),
+// both new or ours alone, when the root is a leaf parent of B leaves with room: rather than
+// join the tree as a leaf B + 1 (the root splits, one level more for every look-up), the
+// tail's first element goes to the end of the tree (tree::append_to_last_leaf) and extra's
+// element to the end of the tail. So a tree of up to B * BL elements keeps one leaf parent
+// under random edits. Returns false, having done nothing, otherwise.
+template <class T, unsigned Bits, unsigned LBits>
+inline bool rrb_state_ops<T, Bits, LBits>::overflow_into_root(state& s, ref& extra) {
+  if constexpr (!std::is_nothrow_move_constructible_v<T> || !std::is_nothrow_move_assignable_v<T>) {
+    return false;
+  } else {
+    if (s.height != 1 || s.root->count != B || tree::size_of(s.root.get()) >= B * BL || extra->count != 1 ||
+        !tree::editable(s.tail.get()) || !tree::editable(extra.get())) {
+      return false;
+    }
+    auto* t = tree::as_leaf(s.tail.get());
+    T* d = t->data();
+    T first = std::move(d[0]);
+    s.root = tree::append_to_last_leaf(std::move(s.root), first);
+    tree::move_elements(d + 1, d + t->count, d);
+    d[t->count - 1u] = std::move(tree::as_leaf(extra.get())->data()[0]);
+    extra = nullptr;
+    return true;
+  }
 }
 
 // A persistent erase (v null) or insert of element i < tree_size() when the tree is one leaf

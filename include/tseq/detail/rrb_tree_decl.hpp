@@ -448,10 +448,11 @@ struct rrb_tree {
 
   static ref set(ref n, unsigned h, std::size_t i, T& v);
   static ref erase(ref n, unsigned h, std::size_t i, bool rightmost);
-  static ref insert(ref n, unsigned h, std::size_t i, T& v, bool rightmost, ref& extra);
+  static ref insert(ref n, unsigned h, std::size_t i, T& v, bool rightmost, ref& extra, bool root = false);
   // An insert into a full leaf: room found in a sibling instead of a split.
   static constexpr std::uint32_t spread_window = 6;  // how far (in leaves) spread_insert looks (docs/decisions.md)
-  static bool spread_insert(inner_t* in, std::uint32_t c, std::size_t i, T& v);
+  static bool spread_insert(inner_t* in, std::uint32_t c, std::size_t i, T& v, std::uint32_t window);
+  static ref append_to_last_leaf(ref n, T& v);
   static bool share_with_sibling(inner_t* in, std::uint32_t c) noexcept;
   // A persistent erase or insert in a tree of height 1 (or 2 that fits in 1) of small
   // trivially copyable elements lays the leaves out full again from the edited one under one

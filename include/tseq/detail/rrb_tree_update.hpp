@@ -88,10 +88,10 @@ inline auto rrb_tree<T, Bits, LBits>::erase(ref n, unsigned h, std::size_t i, bo
 }
 
 // Inserts v before element i (i < size; a leaf also takes i == size). Returns the node, and a
-// right sibling in `extra` when it overflowed.
+// right sibling in `extra` when it overflowed. `root`: n is the tree's root.
 template <class T, unsigned Bits, unsigned LBits>
-inline auto rrb_tree<T, Bits, LBits>::insert(ref n, unsigned h, std::size_t i, T& v, bool rightmost, ref& extra)
-    -> ref {
+inline auto rrb_tree<T, Bits, LBits>::insert(ref n, unsigned h, std::size_t i, T& v, bool rightmost, ref& extra,
+                                             bool root) -> ref {
   if (h == 0) {
     leaf_t* l = as_leaf(n.get());
     T* val = &v;
@@ -144,7 +144,7 @@ inline auto rrb_tree<T, Bits, LBits>::insert(ref n, unsigned h, std::size_t i, T
       i = at;  // the leaves' bounds moved: look again
       c = child_index(in, h, i);
       child_rightmost = rightmost && c + 1 == in->count;
-    } else if (spread_insert(in, c, i, v)) {
+    } else if (spread_insert(in, c, i, v, root && in->count == B ? B : spread_window)) {
       return n;
     }
   }
@@ -164,28 +164,39 @@ inline auto rrb_tree<T, Bits, LBits>::insert(ref n, unsigned h, std::size_t i, T
   return n;
 }
 
-// A full leaf c of `in` (height 1) taking v at offset i: if a sibling within spread_window
+// A full leaf c of `in` (height 1) taking v at offset i: if a sibling within `window` leaves
 // has room (read from the size table, no leaf is touched), the leaves from c to the nearest
 // such sibling and v are laid out again evenly over as many new leaves, instead of splitting
 // c. The parent gains no entry, and room spreads out where later inserts find it: persistent
 // random edits then keep leaves ~90% full where splitting alone leaves them ~70% (the fill
-// figures in docs/design.md). Returns false, having done nothing, when no sibling has room.
+// figures in docs/design.md). The window is spread_window, and B at a root of B leaves, whose
+// split would add a level to every look-up: it then keeps its height while its leaves have
+// room (below the root, the wider window made reads of 10^6 tensors slower: docs/decisions.md,
+// "Tree shape and balancing"). At most `window` + 1 leaves are laid out again. Returns false,
+// having done nothing, when no sibling has room.
 template <class T, unsigned Bits, unsigned LBits>
-inline bool rrb_tree<T, Bits, LBits>::spread_insert(inner_t* in, std::uint32_t c, std::size_t i, T& v) {
+inline bool rrb_tree<T, Bits, LBits>::spread_insert(inner_t* in, std::uint32_t c, std::size_t i, T& v,
+                                                    std::uint32_t window) {
   std::uint32_t s = c;
-  for (std::uint32_t d = 1; d <= spread_window && s == c; ++d) {
-    std::size_t best = BL;
-    if (c >= d && slot_size(in, c - d) < best) {
-      s = c - d;
-      best = slot_size(in, s);
+  if (in->dense) {
+    // All its leaves but the last are full.
+    const std::uint32_t last = in->count - 1u;
+    if (last != c && last - c <= window && slot_size(in, last) < BL) s = last;
+  } else {
+    for (std::uint32_t d = 1; d <= window && s == c; ++d) {
+      std::size_t best = BL;
+      if (c >= d && slot_size(in, c - d) < best) {
+        s = c - d;
+        best = slot_size(in, s);
+      }
+      if (c + d < in->count && slot_size(in, c + d) < best) s = c + d;
     }
-    if (c + d < in->count && slot_size(in, c + d) < best) s = c + d;
   }
   if (s == c) return false;
   const std::uint32_t a = s < c ? s : c;
   const std::uint32_t b = s < c ? c : s;
   const std::uint32_t leaves = b - a + 1;
-  seg segs[spread_window + 3];
+  seg segs[B + 2];  // at most B leaves, one of them in three runs
   std::size_t nsegs = 0;
   T* val = &v;
   for (std::uint32_t j = a; j <= b; ++j) {
@@ -200,7 +211,7 @@ inline bool rrb_tree<T, Bits, LBits>::spread_insert(inner_t* in, std::uint32_t c
     }
   }
   const std::size_t total = in->sizes()[b] - (a == 0 ? 0 : in->sizes()[a - 1]) + 1;
-  ref out[spread_window + 1];
+  ref out[B];
   std::size_t from = 0;
   const bool room = editable(in->child()[c]);  // an in-place update: the leaves keep room
   for (std::uint32_t q = 0; q < leaves; ++q) {
@@ -219,6 +230,28 @@ inline bool rrb_tree<T, Bits, LBits>::spread_insert(inner_t* in, std::uint32_t c
   for (std::uint32_t j = b + 1; j < in->count; ++j) ++in->sizes()[j];
   mark_dense(in, 1);
   return true;
+}
+
+// Appends v after the last element of the root n, a leaf parent of B leaves with room (fewer
+// than B * BL elements): into its last leaf, or spread from it through the node when that is
+// full (spread_insert). The tail's overflow, where a new leaf would split the root
+// (rrb_state_ops::overflow_into_root).
+template <class T, unsigned Bits, unsigned LBits>
+inline auto rrb_tree<T, Bits, LBits>::append_to_last_leaf(ref n, T& v) -> ref {
+  n = own(std::move(n));
+  inner_t* in = as_inner(n.get());
+  const std::uint32_t c = in->count - 1u;
+  const std::size_t i = slot_size(in, c);
+  if (i == BL) {
+    [[maybe_unused]] const bool spread = spread_insert(in, c, i, v, B);
+    TSEQ_ASSERT(spread, "append_to_last_leaf: a leaf parent without room");
+    return n;
+  }
+  ref none;
+  in->child()[c] = insert(take_child(in, c), 0, i, v, true, none).detach();
+  ++in->sizes()[c];
+  resized_by_one(in, 1, c, true);
+  return n;
 }
 
 // In place, a full leaf about to take one more element first moves some of its elements to
