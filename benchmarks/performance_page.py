@@ -313,7 +313,8 @@ is how a change is measured.
   - Without prefetch_for_refcount (the prefetch of the child nodes' counts before a node is
     copied, not the per-tensor prefetch tried above): take, drop and concatenation at 10^4 0.88x
     to 0.94x, the erase at 10^4 1.09x slower, the rest at 10^6 0.94x to 1.0x: no consistent
-    gain, so it stays.
+    gain, so it stayed then (removed 2026-12-08 after the Intel VM's runs: docs/decisions.md,
+    "Updates").
 - **The leftmost path exempt from I3 (I3L, docs/design.md; 2026-12-02, on the EPYC machine of
   the immer program).** A drop now repairs only an inner node left with a single child (about once in B
   per level), and a concatenation lays out a short first node of its right operand at the seam.

@@ -25,15 +25,13 @@
 #define TSEQ_NOINLINE
 #endif
 
-// TSEQ_PREFETCH_READ(p) / TSEQ_PREFETCH_WRITE(p): asks for the cache line at address p, to be
-// read / written soon (kept in all cache levels). Never faults, whatever p is; a no-op where
-// the compiler has no prefetch builtin.
+// TSEQ_PREFETCH_READ(p): asks for the cache line at address p, to be read soon (kept in all
+// cache levels). Never faults, whatever p is; a no-op where the compiler has no prefetch
+// builtin.
 #if TSEQ_HAS_BUILTIN(__builtin_prefetch)
 #define TSEQ_PREFETCH_READ(p) __builtin_prefetch((p), 0, 3)
-#define TSEQ_PREFETCH_WRITE(p) __builtin_prefetch((p), 1, 3)
 #else
 #define TSEQ_PREFETCH_READ(p) static_cast<void>(p)
-#define TSEQ_PREFETCH_WRITE(p) static_cast<void>(p)
 #endif
 
 // TSEQ_OPAQUE(x): the integer variable x keeps its value, but the optimiser forgets what it

@@ -68,16 +68,6 @@ void deallocate_node(N* n) noexcept {
   free_bytes(static_cast<void*>(reinterpret_cast<unsigned char*>(n) - prefix), bytes, N::alloc_align);
 }
 
-// Asks for the cache lines of nodes p[0, n) with intent to write: their reference counts are
-// about to be updated. An atomic read-modify-write completes before the next one starts, so
-// updating the counts of n children that are not in cache costs n misses in a row; asked for
-// first, the misses overlap. (perf of a take at 10^6: 58% of its samples sat on the
-// instruction after such a `lock add`.)
-template <class N>
-inline void prefetch_for_refcount(N* const* p, std::uint32_t n) noexcept {
-  for (std::uint32_t i = 0; i < n; ++i) TSEQ_PREFETCH_WRITE(p[i]);
-}
-
 // The leaf width (log2 of a leaf's capacity) of rrb_vector<T, Bits> unless one is given:
 // leaves of about the bytes of an inner node's child array (2^bits pointers), as immer sizes
 // its leaves. Elements of pointer size or more: bits; each halving of sizeof(T) below it
@@ -240,7 +230,6 @@ struct inner_node : node<T, Bits> {
   inner_node& operator=(const inner_node&) = delete;
   ~inner_node() {
     base** ch = child();
-    prefetch_for_refcount(ch, this->count);
     for (std::uint32_t i = 0; i < this->count; ++i) {
       if (ch[i] != nullptr) intrusive_ptr_release(ch[i]);
     }

@@ -429,7 +429,6 @@ template <class T, unsigned Bits, unsigned LBits>
 inline auto rrb_tree<T, Bits, LBits>::explode(ref r, kids& out) -> ref {
   inner_t* in = as_inner(r.get());
   const bool steal = editable(in);
-  if (!steal) prefetch_for_refcount(in->child(), in->count);
   for (std::uint32_t i = 0; i < in->count; ++i) {
     const std::size_t size = slot_size(in, i);
     if (steal) {
@@ -475,7 +474,6 @@ inline auto rrb_tree<T, Bits, LBits>::build_inner(kids& k, std::size_t from, std
 template <class T, unsigned Bits, unsigned LBits>
 template <bool Share>
 inline auto rrb_tree<T, Bits, LBits>::copy_inner(inner_t* src, std::size_t cap) -> ref {
-  if constexpr (Share) prefetch_for_refcount(src->child(), src->count);
   ref out = new_inner(cap);
   inner_t* dst = as_inner(out.get());
   append_slots(dst, src, 0, src->count, Share);

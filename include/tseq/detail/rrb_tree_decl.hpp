@@ -317,7 +317,7 @@ struct rrb_tree {
       case 0:
         return {as_leaf(n), i};
       case 1:
-        return descend<1>(n, i, buckets);
+        return descend_inline<1>(n, i, buckets);
       case 2:
         return descend<2>(n, i, buckets);
       case 3:
@@ -334,6 +334,12 @@ struct rrb_tree {
   }
   template <unsigned H>
   static leaf_pos descend(const node_t* n, std::size_t i, bool buckets) noexcept {
+    return descend_inline<H>(n, i, buckets);
+  }
+  // descend's body; inlined where a tree of one leaf parent is read (find_leaf), so that the
+  // look-up makes no call (a tree of up to B leaves: 10^3 tensors).
+  template <unsigned H>
+  TSEQ_ALWAYS_INLINE static leaf_pos descend_inline(const node_t* n, std::size_t i, bool buckets) noexcept {
     if constexpr (H == 0) {
       return {as_leaf(n), i};
     } else {

@@ -44,7 +44,6 @@ inline bool rrb_tree<T, Bits, LBits>::merge_into_first(inner_t* in, unsigned h, 
   } else {
     inner_t* a = as_inner(x);
     inner_t* b = as_inner(y);
-    if (!steal) prefetch_for_refcount(b->child(), b->count);
     append_slots(a, b, 0, b->count, !steal);
     if (steal) b->count = 0;  // its children now belong to x
     mark_dense(a, h - 1);

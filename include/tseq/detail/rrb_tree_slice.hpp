@@ -43,7 +43,6 @@ inline auto rrb_tree<T, Bits, LBits>::take(ref n, unsigned h, std::size_t k, ref
   std::size_t off = k - 1;
   const std::uint32_t c = child_index(in, h, off);
   ++off;  // elements kept in child c
-  prefetch_for_refcount(in->child() + c + 1, in->count - c - 1);
   while (in->count > c + 1) intrusive_ptr_release(in->child()[--in->count]);
   ref sub = take(take_child(in, c), h - 1, off, last);
   if (!sub) {
@@ -77,7 +76,6 @@ inline auto rrb_tree<T, Bits, LBits>::take_shared(node_t* n, unsigned h, std::si
   std::size_t off = k - 1;
   const std::uint32_t c = child_index(in, h, off);
   ++off;  // elements kept in child c
-  prefetch_for_refcount(in->child(), c);
   ref sub = take_shared(in->child()[c], h - 1, off, last);
   if (!sub && c == 0) return nullptr;
   ref out = new_inner();
@@ -115,7 +113,6 @@ inline auto rrb_tree<T, Bits, LBits>::drop(ref n, unsigned h, std::size_t k) -> 
   inner_t* in = as_inner(n.get());
   std::size_t off = k;
   const std::uint32_t c = child_index(in, h, off);  // off: elements dropped inside child c
-  prefetch_for_refcount(in->child(), c);
   for (std::uint32_t j = 0; j < c; ++j) intrusive_ptr_release(in->child()[j]);
   for (std::uint32_t j = c; j < in->count; ++j) {
     in->child()[j - c] = in->child()[j];
@@ -139,7 +136,6 @@ inline auto rrb_tree<T, Bits, LBits>::drop_shared(node_t* n, unsigned h, std::si
   inner_t* in = as_inner(n);
   std::size_t off = k;
   const std::uint32_t c = child_index(in, h, off);  // off: elements dropped inside child c
-  prefetch_for_refcount(in->child() + c + 1, in->count - c - 1);
   ref sub = off > 0 ? drop_shared(in->child()[c], h - 1, off) : ref(in->child()[c]);
   ref out = new_inner();
   inner_t* o = as_inner(out.get());
