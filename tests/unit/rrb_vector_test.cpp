@@ -470,6 +470,19 @@ TYPED_TEST(RrbVector, BuilderFillsLevelsDenselyBToTheKElementsPlusATailAreKLevel
   }
 }
 
+// One edit of v and of its model m: element p erased, or x inserted before it; persistent, or
+// in place (v moved in).
+template <class V>
+void edit_both(V& v, std::vector<int>& m, bool erase, std::size_t p, int x, bool in_place = false) {
+  if (erase) {
+    v = in_place ? std::move(v).erase(p) : v.erase(p);
+    m.erase(m.begin() + as_diff(p));
+  } else {
+    v = in_place ? std::move(v).insert(p, x) : v.insert(p, x);
+    m.insert(m.begin() + as_diff(p), x);
+  }
+}
+
 // A tree of about n4 elements after `edits` random persistent (or, with in_place, in-place)
 // erases and inserts (relaxed nodes at every level), with its model.
 template <class V>
@@ -478,14 +491,7 @@ std::pair<V, std::vector<int>> edited(std::size_t edits, unsigned seed, bool in_
   std::vector<int> m = to_std(v);
   std::mt19937 rng(seed);
   for (std::size_t k = 0; k < edits; ++k) {
-    const std::size_t p = rng() % m.size();
-    if (k % 2 == 0) {
-      v = in_place ? std::move(v).erase(p) : v.erase(p);
-      m.erase(m.begin() + as_diff(p));
-    } else {
-      v = in_place ? std::move(v).insert(p, -as_int(k)) : v.insert(p, -as_int(k));
-      m.insert(m.begin() + as_diff(p), -as_int(k));
-    }
+    edit_both(v, m, k % 2 == 0, rng() % m.size(), -as_int(k), in_place);
   }
   return {std::move(v), std::move(m)};
 }
@@ -508,14 +514,7 @@ TYPED_TEST(RrbVector, LookUpsAreRightThroughARelaxedRootOfAnyChildCount) {
     V v = make<V>(n);
     std::vector<int> m = to_std(v);
     for (std::size_t k = 0; k < 2 * B; ++k) {
-      const std::size_t p = rng() % m.size();
-      if (k % 2 == 0) {
-        v = v.erase(p);
-        m.erase(m.begin() + as_diff(p));
-      } else {
-        v = v.insert(p, -as_int(k));
-        m.insert(m.begin() + as_diff(p), -as_int(k));
-      }
+      edit_both(v, m, k % 2 == 0, rng() % m.size(), -as_int(k));
     }
     const auto root = U::root_shape(v);
     SCOPED_TRACE("n " + std::to_string(n) + ", root of " + std::to_string(root.children) + " children" +
@@ -613,13 +612,7 @@ TYPED_TEST(RrbVector, PersistentRandomEditsKeepATreeThatFitsOneLeafParentAtOneLe
   std::mt19937 rng(31);
   for (int k = 0; k < 4000; ++k) {
     const std::size_t p = rng() % m.size();
-    if (k % 2 == 0) {
-      v = v.erase(p);
-      m.erase(m.begin() + as_diff(p));
-    } else {
-      v = v.insert(p, -k);
-      m.insert(m.begin() + as_diff(p), -k);
-    }
+    edit_both(v, m, k % 2 == 0, p, -k);
     ASSERT_LE(v.levels(), 2u) << "edit " << k << " at " << p << ", size " << m.size();
   }
   v.check_invariants();
@@ -763,13 +756,7 @@ TYPED_TEST(RrbVector, PersistentEditsKeepATreeOfOneLeafParentRegular) {
     }
     const V before = v;
     const std::vector<int> mb = m;
-    if (k % 2 == 0) {
-      v = v.erase(p);
-      m.erase(m.begin() + as_diff(p));
-    } else {
-      v = v.insert(p, -k);
-      m.insert(m.begin() + as_diff(p), -k);
-    }
+    edit_both(v, m, k % 2 == 0, p, -k);
     v.check_invariants();
     ASSERT_EQ(to_std(before), mb) << "the operand changed";
     ASSERT_EQ(v.levels(), 2u);
@@ -809,13 +796,7 @@ TYPED_TEST(RrbVector, PersistentEditsBelowTheRootKeepLeafParentsPacked) {
     SCOPED_TRACE("step " + std::to_string(k) + (erase ? ": erase at " : ": insert at ") + std::to_string(p));
     const V before = v;
     const std::vector<int> mb = m;
-    if (erase) {
-      v = v.erase(p);
-      m.erase(m.begin() + as_diff(p));
-    } else {
-      v = v.insert(p, -k);
-      m.insert(m.begin() + as_diff(p), -k);
-    }
+    edit_both(v, m, erase, p, -k);
     ++k;
     v.check_invariants();
     ASSERT_EQ(to_std(before), mb) << "the operand changed";
